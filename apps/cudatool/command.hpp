@@ -1,0 +1,36 @@
+// How a subcommand plugs into main: each subcommand file defines one add_<name>()
+// that declares its options on a CLI11 subcommand and returns the action to run after
+// parsing. Actions return an exit status or throw; main maps exceptions to exit codes
+// (cudatool/exit_status.hpp) in one place.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+
+#include "cudatool/exit_status.hpp"
+
+namespace cudatool::app {
+
+// Options every subcommand shares.
+struct GlobalOptions {
+  bool json = false;  // --json: machine-readable output on stdout
+};
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<ExitStatus()> run;
+};
+
+// Adds the shared --json flag to a subcommand.
+inline void add_json_flag(CLI::App& sub, GlobalOptions& global) {
+  sub.add_flag("--json", global.json, "Print JSON for scripts instead of text");
+}
+
+Command add_devices(CLI::App& root, GlobalOptions& global);
+Command add_attrs(CLI::App& root, GlobalOptions& global);
+Command add_occupancy(CLI::App& root, GlobalOptions& global);
+Command add_compile(CLI::App& root, GlobalOptions& global);
+Command add_bench_pool(CLI::App& root, GlobalOptions& global);
+
+}  // namespace cudatool::app

@@ -1,0 +1,65 @@
+// CUDA devices through the driver API. Nothing here creates a context: listing devices
+// and reading attributes costs no GPU memory (a context costs ~157 ms and memory on every
+// device). Context (context.hpp) is the separate, explicit step for work that needs one.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace cudatool {
+
+struct ComputeCapability {
+  int major = 0;
+  int minor = 0;
+  std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
+  std::string sm() const { return "sm_" + std::to_string(major) + std::to_string(minor); }
+  friend bool operator==(const ComputeCapability&, const ComputeCapability&) = default;
+  friend auto operator<=>(const ComputeCapability&, const ComputeCapability&) = default;
+};
+
+class Device {
+ public:
+  // Number of devices the driver sees (after CUDA_VISIBLE_DEVICES). Throws
+  // DeviceNotFoundError when cuInit finds none.
+  static int count();
+  // Throws DeviceNotFoundError naming the valid range when `ordinal` is out of range.
+  explicit Device(int ordinal);
+  // "0000:07:00.0" (domain optional, case-insensitive); DeviceNotFoundError if absent.
+  static Device from_pci_bus_id(std::string_view pci_bus_id);
+  // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" as nvidia-smi prints it ("GPU-" optional,
+  // a unique prefix is enough); DeviceNotFoundError if no device matches.
+  static Device from_uuid(std::string_view uuid);
+  static std::vector<Device> all();
+
+  int ordinal() const { return ordinal_; }
+  CUdevice handle() const { return handle_; }
+  std::string name() const;
+  std::string pci_bus_id() const;  // "0000:07:00.0"
+  std::string uuid() const;        // "GPU-..." as nvidia-smi prints it
+  ComputeCapability compute_capability() const;
+  std::uint64_t total_memory() const;  // bytes
+
+  // Throws for an attribute the driver rejects.
+  int get_attribute(CUdevice_attribute attribute) const;
+  // Every attribute of the table (attributes.hpp) the driver answers, keyed by its
+  // PyCUDA-style name, in enumerator order; rejected ones are left out, never shown as 0.
+  std::vector<std::pair<std::string, int>> get_attributes() const;
+  bool can_access_peer(const Device& other) const;
+
+  friend bool operator==(const Device& a, const Device& b) { return a.handle_ == b.handle_; }
+
+ private:
+  Device(int ordinal, CUdevice handle) : ordinal_(ordinal), handle_(handle) {}
+  int ordinal_ = 0;
+  CUdevice handle_ = 0;
+};
+
+// "GPU-" + 8-4-4-4-12 lower-case hex of the 16 UUID bytes, as nvidia-smi prints it.
+std::string format_uuid(const unsigned char (&bytes)[16]);
+
+}  // namespace cudatool

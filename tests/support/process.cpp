@@ -1,0 +1,105 @@
+#include "process.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace cudatool::testing {
+
+ProcessResult run_process(const std::string& program, const std::vector<std::string>& args,
+                          const ProcessOptions& options) {
+  // A child that exits before reading its stdin must not kill the test with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  int in[2], out[2], err[2];
+  if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+    throw std::runtime_error("pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    for (const auto& [name, value] : options.env) {
+      if (value)
+        setenv(name.c_str(), value->c_str(), 1);
+      else
+        unsetenv(name.c_str());
+    }
+    if (!options.working_directory.empty() && chdir(options.working_directory.c_str()) != 0)
+      _exit(126);
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(program.c_str()));
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(program.c_str(), argv.data());
+    _exit(127);
+  }
+  close(in[0]);
+  close(out[1]);
+  close(err[1]);
+  // Feed stdin and drain both outputs together, so no pipe fills up and blocks the child.
+  ProcessResult result;
+  std::size_t written = 0;
+  int stdin_fd = in[1];
+  if (options.stdin_data.empty()) {
+    close(stdin_fd);
+    stdin_fd = -1;
+  }
+  bool out_open = true, err_open = true;
+  char buffer[65536];
+  while (out_open || err_open || stdin_fd >= 0) {
+    pollfd fds[3];
+    int n = 0;
+    if (out_open) fds[n++] = {out[0], POLLIN, 0};
+    if (err_open) fds[n++] = {err[0], POLLIN, 0};
+    if (stdin_fd >= 0) fds[n++] = {stdin_fd, POLLOUT, 0};
+    if (poll(fds, n, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < n; ++i) {
+      if (fds[i].revents == 0) continue;
+      if (fds[i].fd == stdin_fd) {
+        const ssize_t w = write(stdin_fd, options.stdin_data.data() + written,
+                                options.stdin_data.size() - written);
+        if (w > 0) written += static_cast<std::size_t>(w);
+        if (w < 0 || written == options.stdin_data.size()) {
+          close(stdin_fd);
+          stdin_fd = -1;
+        }
+        continue;
+      }
+      const ssize_t r = read(fds[i].fd, buffer, sizeof buffer);
+      if (r <= 0) {
+        close(fds[i].fd);
+        (fds[i].fd == out[0] ? out_open : err_open) = false;
+      } else {
+        (fds[i].fd == out[0] ? result.out : result.err).append(buffer, static_cast<std::size_t>(r));
+      }
+    }
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+ProcessResult run_cudatool(const std::vector<std::string>& args, const ProcessOptions& options) {
+  return run_process(CUDATOOL_BINARY, args, options);
+}
+
+ProcessOptions with_fake_driver(std::map<std::string, std::string> fake_settings) {
+  ProcessOptions options;
+  options.env["CUDATOOL_LIBCUDA"] = std::string(CUDATOOL_FAKE_LIBCUDA);
+  for (auto& [name, value] : fake_settings) options.env[name] = value;
+  return options;
+}
+
+}  // namespace cudatool::testing
