@@ -50,9 +50,10 @@ int main(int argc, char** argv) {
   CLI::App app{"cudatool: the truth about your CUDA GPUs", "cudatool"};
   app.set_version_flag("--version", std::string("cudatool ") + CUDATOOL_VERSION);
   app.require_subcommand(1);
-  app.footer("Exit codes: 0 ok, 1 internal error, 2 usage, 3 no driver, 4 no device or "
-             "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch. "
-             "See cudatool(1).");
+  app.footer(
+      "Exit codes: 0 ok, 1 internal error, 2 usage, 3 no driver, 4 no device or "
+      "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch. "
+      "See cudatool(1).");
 
   cudatool::app::GlobalOptions global;
   std::vector<cudatool::app::Command> commands = {

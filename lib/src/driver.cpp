@@ -38,8 +38,7 @@ Loaded load() {
                                "libcuda.so.1");
   }
   loaded.api.library_path = candidate;
-  auto get_proc =
-      reinterpret_cast<GetProcAddress>(loaded.library.symbol("cuGetProcAddress_v2"));
+  auto get_proc = reinterpret_cast<GetProcAddress>(loaded.library.symbol("cuGetProcAddress_v2"));
   if (get_proc == nullptr) {
     throw LibraryNotFoundError("CUDA driver too old (" + candidate +
                                    "): it has no cuGetProcAddress_v2; cudatool needs a "
@@ -48,15 +47,15 @@ Loaded load() {
   }
   // Each entry point in the version this build's cuda.h declares; one the driver lacks
   // stays null and throws when called (throw_missing_entry_point).
-#define CUDATOOL_RESOLVE(name)                                                             \
-  {                                                                                        \
-    void* address = nullptr;                                                               \
-    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;                   \
-    if (get_proc(#name, &address, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==   \
-            CUDA_SUCCESS &&                                                                \
-        status == CU_GET_PROC_ADDRESS_SUCCESS) {                                           \
-      loaded.api.name = reinterpret_cast<decltype(loaded.api.name)>(address);             \
-    }                                                                                      \
+#define CUDATOOL_RESOLVE(name)                                                           \
+  {                                                                                      \
+    void* address = nullptr;                                                             \
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;                 \
+    if (get_proc(#name, &address, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) == \
+            CUDA_SUCCESS &&                                                              \
+        status == CU_GET_PROC_ADDRESS_SUCCESS) {                                         \
+      loaded.api.name = reinterpret_cast<decltype(loaded.api.name)>(address);            \
+    }                                                                                    \
   }
   CUDATOOL_DRIVER_FUNCTIONS(CUDATOOL_RESOLVE)
 #undef CUDATOOL_RESOLVE
@@ -109,11 +108,18 @@ const Api& initialized() {
           throw LibraryNotFoundError("CUDA driver not found (" + a.library_path +
                                          " is the toolkit's stub library, not a driver)",
                                      "libcuda.so.1");
-        case CUDA_ERROR_INSUFFICIENT_DRIVER:
-          throw LibraryNotFoundError("CUDA driver too old (" + a.library_path + ", CUDA " +
-                                         format_cuda_version(a.driver_version) +
-                                         "): cuInit returned CUDA_ERROR_INSUFFICIENT_DRIVER",
-                                     "libcuda.so.1");
+        case CUDA_ERROR_DEVICE_UNAVAILABLE:
+        case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+        case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+        case CUDA_ERROR_CALL_REQUIRES_NEWER_DRIVER:
+          try {
+            throw_driver_error("cuInit", static_cast<int>(result));
+          } catch (const Error& e) {
+            throw LibraryNotFoundError(std::string("CUDA driver unusable (") + a.library_path +
+                                           ", CUDA " + format_cuda_version(a.driver_version) +
+                                           "): " + e.what(),
+                                       "libcuda.so.1");
+          }
         default:
           throw_driver_error("cuInit", static_cast<int>(result));
       }
@@ -136,11 +142,10 @@ void throw_missing_entry_point(const char* name) {
     driver = format_cuda_version(api().driver_version);
   } catch (const Error&) {
   }
-  throw LibraryNotFoundError(std::string("CUDA driver too old: it lacks ") + name +
-                                 " (driver supports CUDA " + driver +
-                                 ", this build needs the entry point from CUDA " +
-                                 format_cuda_version(CUDA_VERSION) + ")",
-                             "libcuda.so.1");
+  throw LibraryNotFoundError(
+      std::string("CUDA driver too old: it lacks ") + name + " (driver supports CUDA " + driver +
+          ", this build needs the entry point from CUDA " + format_cuda_version(CUDA_VERSION) + ")",
+      "libcuda.so.1");
 }
 
 }  // namespace cudatool::driver

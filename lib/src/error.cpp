@@ -29,12 +29,12 @@ void throw_driver_error(const char* call, int code) {
   try {
     const driver::Api& a = driver::api();
     const char* text = nullptr;
-    if (a.cuGetErrorName && a.cuGetErrorName(static_cast<CUresult>(code), &text) ==
-                                CUDA_SUCCESS && text)
+    if (a.cuGetErrorName && a.cuGetErrorName(static_cast<CUresult>(code), &text) == CUDA_SUCCESS &&
+        text)
       name = text;
     text = nullptr;
-    if (a.cuGetErrorString && a.cuGetErrorString(static_cast<CUresult>(code), &text) ==
-                                  CUDA_SUCCESS && text)
+    if (a.cuGetErrorString &&
+        a.cuGetErrorString(static_cast<CUresult>(code), &text) == CUDA_SUCCESS && text)
       message = text;
   } catch (const Error&) {
     // No driver to name the result: the number stands alone.
@@ -89,15 +89,24 @@ ExitStatus exit_status_for(const std::exception& e) noexcept {
 
 std::string_view exit_status_name(ExitStatus s) noexcept {
   switch (s) {
-    case ExitStatus::success: return "success";
-    case ExitStatus::failure: return "failure";
-    case ExitStatus::usage: return "usage";
-    case ExitStatus::no_driver: return "no_driver";
-    case ExitStatus::no_device: return "no_device";
-    case ExitStatus::cuda_error: return "cuda_error";
-    case ExitStatus::compile_error: return "compile_error";
-    case ExitStatus::out_of_memory: return "out_of_memory";
-    case ExitStatus::mismatch: return "mismatch";
+    case ExitStatus::success:
+      return "success";
+    case ExitStatus::failure:
+      return "failure";
+    case ExitStatus::usage:
+      return "usage";
+    case ExitStatus::no_driver:
+      return "no_driver";
+    case ExitStatus::no_device:
+      return "no_device";
+    case ExitStatus::cuda_error:
+      return "cuda_error";
+    case ExitStatus::compile_error:
+      return "compile_error";
+    case ExitStatus::out_of_memory:
+      return "out_of_memory";
+    case ExitStatus::mismatch:
+      return "mismatch";
   }
   return "unknown";
 }

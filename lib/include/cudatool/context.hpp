@@ -5,6 +5,9 @@
 
 #include <cuda.h>
 
+#include <optional>
+#include <string>
+
 #include "cudatool/device.hpp"
 
 namespace cudatool {
@@ -29,5 +32,14 @@ class Context {
   Device device_;
   CUcontext context_ = nullptr;
 };
+
+}  // namespace cudatool
+
+namespace cudatool {
+
+// PyCUDA's make_default_context: the device chosen by --device, CUDA_DEVICE or
+// ~/.cuda-device when one of them is set; otherwise the first device, in order, whose
+// context can be created (a device in exclusive mode held by another process is skipped).
+Context make_default_context(const std::optional<std::string>& device_flag);
 
 }  // namespace cudatool

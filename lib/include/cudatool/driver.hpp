@@ -19,58 +19,58 @@
 // Every driver entry point cudatool uses. Names are the cuda.h API names; where cuda.h
 // maps one to a versioned symbol (cuDeviceTotalMem -> cuDeviceTotalMem_v2), the member
 // below has the versioned type and cuGetProcAddress returns the matching variant.
-#define CUDATOOL_DRIVER_FUNCTIONS(X)                     \
-  X(cuInit)                                              \
-  X(cuDriverGetVersion)                                  \
-  X(cuGetErrorName)                                      \
-  X(cuGetErrorString)                                    \
-  X(cuDeviceGetCount)                                    \
-  X(cuDeviceGet)                                         \
-  X(cuDeviceGetName)                                     \
-  X(cuDeviceGetUuid)                                     \
-  X(cuDeviceTotalMem)                                    \
-  X(cuDeviceGetAttribute)                                \
-  X(cuDeviceGetPCIBusId)                                 \
-  X(cuDeviceGetByPCIBusId)                               \
-  X(cuDeviceCanAccessPeer)                               \
-  X(cuDevicePrimaryCtxRetain)                            \
-  X(cuDevicePrimaryCtxRelease)                           \
-  X(cuCtxSetCurrent)                                     \
-  X(cuCtxGetCurrent)                                     \
-  X(cuCtxPushCurrent)                                    \
-  X(cuCtxPopCurrent)                                     \
-  X(cuCtxSynchronize)                                    \
-  X(cuMemGetInfo)                                        \
-  X(cuMemAlloc)                                          \
-  X(cuMemFree)                                           \
-  X(cuMemHostAlloc)                                      \
-  X(cuMemFreeHost)                                       \
-  X(cuMemAllocAsync)                                     \
-  X(cuMemFreeAsync)                                      \
-  X(cuMemsetD8)                                          \
-  X(cuMemcpyHtoD)                                        \
-  X(cuMemcpyDtoH)                                        \
-  X(cuDeviceGetDefaultMemPool)                           \
-  X(cuMemPoolSetAttribute)                               \
-  X(cuMemPoolTrimTo)                                     \
-  X(cuStreamCreate)                                      \
-  X(cuStreamDestroy)                                     \
-  X(cuStreamSynchronize)                                 \
-  X(cuEventCreate)                                       \
-  X(cuEventRecord)                                       \
-  X(cuEventSynchronize)                                  \
-  X(cuEventElapsedTime)                                  \
-  X(cuEventDestroy)                                      \
-  X(cuModuleLoadDataEx)                                  \
-  X(cuModuleUnload)                                      \
-  X(cuModuleGetFunction)                                 \
-  X(cuModuleGetFunctionCount)                            \
-  X(cuModuleEnumerateFunctions)                          \
-  X(cuFuncGetName)                                       \
-  X(cuFuncGetAttribute)                                  \
-  X(cuFuncSetAttribute)                                  \
-  X(cuLaunchKernel)                                      \
-  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)         \
+#define CUDATOOL_DRIVER_FUNCTIONS(X)                      \
+  X(cuInit)                                               \
+  X(cuDriverGetVersion)                                   \
+  X(cuGetErrorName)                                       \
+  X(cuGetErrorString)                                     \
+  X(cuDeviceGetCount)                                     \
+  X(cuDeviceGet)                                          \
+  X(cuDeviceGetName)                                      \
+  X(cuDeviceGetUuid)                                      \
+  X(cuDeviceTotalMem)                                     \
+  X(cuDeviceGetAttribute)                                 \
+  X(cuDeviceGetPCIBusId)                                  \
+  X(cuDeviceGetByPCIBusId)                                \
+  X(cuDeviceCanAccessPeer)                                \
+  X(cuDevicePrimaryCtxRetain)                             \
+  X(cuDevicePrimaryCtxRelease)                            \
+  X(cuCtxSetCurrent)                                      \
+  X(cuCtxGetCurrent)                                      \
+  X(cuCtxPushCurrent)                                     \
+  X(cuCtxPopCurrent)                                      \
+  X(cuCtxSynchronize)                                     \
+  X(cuMemGetInfo)                                         \
+  X(cuMemAlloc)                                           \
+  X(cuMemFree)                                            \
+  X(cuMemHostAlloc)                                       \
+  X(cuMemFreeHost)                                        \
+  X(cuMemAllocAsync)                                      \
+  X(cuMemFreeAsync)                                       \
+  X(cuMemsetD8)                                           \
+  X(cuMemcpyHtoD)                                         \
+  X(cuMemcpyDtoH)                                         \
+  X(cuDeviceGetDefaultMemPool)                            \
+  X(cuMemPoolSetAttribute)                                \
+  X(cuMemPoolTrimTo)                                      \
+  X(cuStreamCreate)                                       \
+  X(cuStreamDestroy)                                      \
+  X(cuStreamSynchronize)                                  \
+  X(cuEventCreate)                                        \
+  X(cuEventRecord)                                        \
+  X(cuEventSynchronize)                                   \
+  X(cuEventElapsedTime)                                   \
+  X(cuEventDestroy)                                       \
+  X(cuModuleLoadDataEx)                                   \
+  X(cuModuleUnload)                                       \
+  X(cuModuleGetFunction)                                  \
+  X(cuModuleGetFunctionCount)                             \
+  X(cuModuleEnumerateFunctions)                           \
+  X(cuFuncGetName)                                        \
+  X(cuFuncGetAttribute)                                   \
+  X(cuFuncSetAttribute)                                   \
+  X(cuLaunchKernel)                                       \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor)          \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
   X(cuOccupancyMaxPotentialBlockSize)
 
@@ -119,7 +119,8 @@ CUresult unchecked(const char* name, Fn fn, Args... args) {
 
 // CUDATOOL_CU(cuDeviceGetName, buf, len, dev): a checked driver call (driver initialised).
 #define CUDATOOL_CU(fn, ...) \
-  ::cudatool::driver::checked(#fn, ::cudatool::driver::initialized().fn, __VA_ARGS__)
+  ::cudatool::driver::checked(#fn, ::cudatool::driver::initialized().fn __VA_OPT__(, ) __VA_ARGS__)
 // The CUresult of a driver call, for calls whose failure is an answer.
-#define CUDATOOL_CU_RESULT(fn, ...) \
-  ::cudatool::driver::unchecked(#fn, ::cudatool::driver::initialized().fn, __VA_ARGS__)
+#define CUDATOOL_CU_RESULT(fn, ...)  \
+  ::cudatool::driver::unchecked(#fn, \
+                                ::cudatool::driver::initialized().fn __VA_OPT__(, ) __VA_ARGS__)

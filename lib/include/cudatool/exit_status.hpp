@@ -9,17 +9,19 @@ namespace cudatool {
 
 enum class ExitStatus : int {
   success = 0,
-  failure = 1,          // an unexpected internal error
-  usage = 2,            // bad flag, argument, environment variable or input file
-  no_driver = 3,        // libcuda.so.1 (or NVRTC for compile) missing or too old
-  no_device = 4,        // no visible device, no such device, or a requirement unmet
-  cuda_error = 5,       // a CUDA driver call failed
-  compile_error = 6,    // the kernel did not compile
-  out_of_memory = 7,    // device or page-locked memory exhausted
-  mismatch = 8,         // a self-check found a difference (compile --load)
+  failure = 1,        // an unexpected internal error
+  usage = 2,          // bad flag, argument, environment variable or input file
+  no_driver = 3,      // libcuda.so.1 (or NVRTC for compile) missing or too old
+  no_device = 4,      // no visible device, no such device, or a requirement unmet
+  cuda_error = 5,     // a CUDA driver call failed
+  compile_error = 6,  // the kernel did not compile
+  out_of_memory = 7,  // device or page-locked memory exhausted
+  mismatch = 8,       // a self-check found a difference (compile --load)
 };
 
-constexpr int to_int(ExitStatus s) { return static_cast<int>(s); }
+constexpr int to_int(ExitStatus s) {
+  return static_cast<int>(s);
+}
 
 // The exit status for an exception thrown by the library (or anything else).
 ExitStatus exit_status_for(const std::exception& e) noexcept;

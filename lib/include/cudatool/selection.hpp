@@ -29,15 +29,15 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view source);
 
 struct DeviceChoice {
   DeviceSpec spec;
-  std::string source;     // "--device", "CUDA_DEVICE", "~/.cuda-device", "default"
-  bool explicit_choice;   // false only for the default (device 0)
+  std::string source;    // "--device", "CUDA_DEVICE", "~/.cuda-device", "default"
+  bool explicit_choice;  // false only for the default (device 0)
 };
 
 // Where the inputs come from; a test fills them in by hand.
 struct SelectionInputs {
-  std::optional<std::string> flag;         // --device value, if given
-  std::optional<std::string> env_value;    // CUDA_DEVICE, if set
-  std::string home;                        // $HOME ("" when unset)
+  std::optional<std::string> flag;       // --device value, if given
+  std::optional<std::string> env_value;  // CUDA_DEVICE, if set
+  std::string home;                      // $HOME ("" when unset)
   static SelectionInputs from_environment(std::optional<std::string> flag);
 };
 

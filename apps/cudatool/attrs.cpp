@@ -1,0 +1,62 @@
+// cudatool attrs [--device D] [NAME...]: every attribute, or the named ones.
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "cudatool/attributes.hpp"
+#include "cudatool/device.hpp"
+#include "cudatool/selection.hpp"
+#include "render.hpp"
+
+namespace cudatool::app {
+namespace {
+
+struct AttrsOptions {
+  std::optional<std::string> device;
+  std::vector<std::string> names;
+};
+
+}  // namespace
+
+Command add_attrs(CLI::App& root, GlobalOptions& global) {
+  auto* sub = root.add_subcommand("attrs", "Print a device's attributes (all, or the named ones)");
+  auto options = std::make_shared<AttrsOptions>();
+  add_json_flag(*sub, global);
+  sub->add_option("--device,-d", options->device,
+                  "Device: ordinal, PCI bus id or UUID (default: CUDA_DEVICE, ~/.cuda-device, 0)");
+  sub->add_option("names", options->names,
+                  "Attribute names (max_threads_per_block, multiprocessor_count, ...)");
+
+  return {
+      sub, [options, &global]() {
+        // Names are checked before the driver is touched: a typo is a usage error
+        // even on a machine without a GPU.
+        std::vector<const AttributeInfo*> wanted;
+        for (const auto& name : options->names) wanted.push_back(&attribute_by_name(name));
+
+        const Device device = select_device(options->device);
+        std::vector<std::pair<std::string, int>> values;
+        if (wanted.empty()) {
+          values = device.get_attributes();
+        } else {
+          for (const AttributeInfo* info : wanted)
+            values.emplace_back(std::string(info->name), device.get_attribute(info->attribute));
+        }
+        if (global.json) {
+          nlohmann::json attributes = nlohmann::json::object();
+          for (const auto& [name, value] : values) attributes[name] = value;
+          print_json(
+              {{"device", device.ordinal()}, {"name", device.name()}, {"attributes", attributes}});
+        } else {
+          std::size_t width = 0;
+          for (const auto& entry : values) width = std::max(width, entry.first.size());
+          for (const auto& [name, value] : values)
+            std::cout << pad(name, width) << "  " << value << '\n';
+        }
+        return ExitStatus::success;
+      }};
+}
+
+}  // namespace cudatool::app

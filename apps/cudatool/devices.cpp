@@ -1,0 +1,106 @@
+// cudatool devices: one line per device, or JSON; requirement flags for CI smoke checks.
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <string>
+
+#include "command.hpp"
+#include "cudatool/device_info.hpp"
+#include "cudatool/driver.hpp"
+#include "cudatool/error.hpp"
+#include "cudatool/units.hpp"
+#include "render.hpp"
+
+namespace cudatool::app {
+namespace {
+
+struct DevicesOptions {
+  std::optional<int> min_count;
+  std::optional<std::string> min_cc;
+  std::optional<std::string> min_memory;
+  bool no_memory_usage = false;
+};
+
+void render_text(const DeviceListing& listing) {
+  std::size_t name_width = 4;
+  for (const auto& d : listing.devices) name_width = std::max(name_width, d.name.size());
+  for (const auto& d : listing.devices) {
+    std::string memory = format_bytes(d.total_memory);
+    if (d.memory_usage) memory += " (" + format_bytes(d.memory_usage->free) + " free)";
+    std::cout << d.ordinal << "  " << pad(d.name, name_width) << "  sm_"
+              << d.compute_capability.major << d.compute_capability.minor << "  " << pad(memory, 24)
+              << "  " << d.multiprocessor_count << " SMs  " << d.pci_bus_id << '\n';
+  }
+  if (!listing.peer_access.empty()) {
+    std::cout << "peer access:";
+    for (std::size_t i = 0; i < listing.peer_access.size(); ++i) {
+      std::cout << (i ? "," : "") << ' ' << i << "->";
+      std::string peers;
+      for (std::size_t j = 0; j < listing.peer_access[i].size(); ++j)
+        if (listing.peer_access[i][j]) peers += (peers.empty() ? "" : "+") + std::to_string(j);
+      std::cout << (peers.empty() ? "none" : peers);
+    }
+    std::cout << '\n';
+  }
+}
+
+}  // namespace
+
+Command add_devices(CLI::App& root, GlobalOptions& global) {
+  auto* sub = root.add_subcommand("devices", "List the visible CUDA devices");
+  auto options = std::make_shared<DevicesOptions>();
+  add_json_flag(*sub, global);
+  sub->add_option("--min-count", options->min_count,
+                  "Fail (exit 4) unless at least N devices qualify")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--min-cc", options->min_cc,
+                  "A device qualifies only with at least this compute capability (8.0, sm_90)");
+  sub->add_option("--min-memory", options->min_memory,
+                  "A device qualifies only with at least this much memory (40G, 80GiB)");
+  sub->add_flag("--no-memory-usage", options->no_memory_usage,
+                "Do not ask NVML for free and used memory");
+
+  return {sub, [options, &global]() {
+            DeviceRequirements requirements;
+            requirements.min_count = options->min_count;
+            if (options->min_cc)
+              requirements.min_compute_capability =
+                  parse_compute_capability(*options->min_cc, "--min-cc");
+            if (options->min_memory)
+              requirements.min_memory = parse_size(*options->min_memory, "--min-memory");
+
+            DeviceListing listing;
+            try {
+              listing = list_devices(!options->no_memory_usage);
+            } catch (const DeviceNotFoundError&) {
+              // No visible device answers "--min-count 0" and fails anything else.
+              if (requirements.min_count == 0 && !requirements.min_compute_capability &&
+                  !requirements.min_memory) {
+                if (global.json)
+                  print_json({{"device_count", 0}, {"devices", nlohmann::json::array()}});
+                return ExitStatus::success;
+              }
+              throw;
+            }
+            const RequirementReport report = requirements.any()
+                                                 ? check_requirements(listing.devices, requirements)
+                                                 : RequirementReport{};
+            if (global.json) {
+              nlohmann::json j = listing;
+              if (requirements.any()) j["requirements"] = report;
+              print_json(j);
+            } else {
+              render_text(listing);
+            }
+            if (!report.met) {
+              std::string message = "requirement unmet: ";
+              for (std::size_t i = 0; i < report.problems.size(); ++i)
+                message += (i ? "; " : "") + report.problems[i];
+              std::cerr << "cudatool: " << message << '\n';
+              return ExitStatus::no_device;
+            }
+            return ExitStatus::success;
+          }};
+}
+
+}  // namespace cudatool::app
