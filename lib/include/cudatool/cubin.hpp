@@ -1,0 +1,57 @@
+// What a kernel costs, read from the CUBIN itself: no driver, no GPU. A CUBIN is an ELF64
+// file (EM_CUDA); cudatool reads it with its own reader and takes, for each kernel (a
+// FUNC symbol marked as an entry point):
+//
+//   num_regs               EIATTR_REGCOUNT in .nv.info (0x2f)
+//   local_size_bytes       EIATTR_FRAME_SIZE in .nv.info (0x11): the per-thread stack frame
+//   shared_size_bytes      the size of .nv.shared.<kernel>, less the 1 KiB block-reserved
+//                          area that sm_90+ CUBINs lay out at the start of that section
+//                          (they carry .nv.shared.reserved.0); static shared memory only
+//   const_size_bytes       the size of .nv.constant3, the module's __constant__ data
+//   max_threads_per_block  the launch bounds (EIATTR_MAX_THREADS 0x05, EIATTR_REQNTID
+//                          0x10 in .nv.info.<kernel>), the device's 1024, and the largest
+//                          block whose registers fit the 64 K per block, as the hardware
+//                          counts them (per warp rounded up to 256, warps rounded up to
+//                          the SM's 4 sub-partitions)
+//
+// These are the names (and the JSON keys) of PyCUDA's function_attribute. The driver may
+// still see it differently (cuFuncGetAttribute after loading is the truth; `cudatool
+// compile --load` compares the two).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cudatool {
+
+struct KernelResources {
+  std::string name;       // as in the CUBIN (mangled for C++ kernels)
+  std::string demangled;  // abi::__cxa_demangle's, or `name` when it is not mangled
+  int num_regs = 0;
+  int shared_size_bytes = 0;
+  int local_size_bytes = 0;
+  int const_size_bytes = 0;
+  int max_threads_per_block = 0;
+  friend bool operator==(const KernelResources&, const KernelResources&) = default;
+};
+
+void to_json(nlohmann::json& j, const KernelResources& k);
+
+struct CubinInfo {
+  int sm = 0;  // the target, 90 for sm_90
+  std::vector<KernelResources> kernels;  // in symbol-table order
+};
+
+// Throws UsageError("not a CUBIN: ...") for anything that is not a well-formed CUDA ELF64.
+CubinInfo read_cubin(std::span<const std::uint8_t> image);
+
+// abi::__cxa_demangle, or `name` unchanged when it is not a mangled C++ name.
+std::string demangle(const std::string& name);
+
+// The register-limited block size on the target (see above); 0 for more than 255.
+int register_limited_block_size(int num_regs);
+
+}  // namespace cudatool
