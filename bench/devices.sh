@@ -11,7 +11,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cuda_home=${CUDA_HOME:-/usr/local/cuda}
-gcc -O2 -o "$work/bare_driver" "$here/bare_driver.c" -I"$cuda_home/include" -lcuda
+echo "building the bare-driver floor program" >&2
+cc=$(command -v gcc || command -v cc || command -v g++) || { echo "devices.sh: no C compiler" >&2; exit 1; }
+"$cc" -O2 -x c -o "$work/bare_driver" "$here/bare_driver.c" -I"$cuda_home/include" -lcuda ||
+  { echo "devices.sh: cannot build bare_driver.c against the driver" >&2; exit 1; }
+"$work/bare_driver" >/dev/null || { echo "devices.sh: bare_driver failed (no driver?)" >&2; exit 1; }
 declare -A commands=(
   [bare_driver]="$work/bare_driver"
   [cudatool_devices]="$cudatool devices"

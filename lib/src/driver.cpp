@@ -45,6 +45,17 @@ Loaded load() {
                                    "driver for CUDA 12.0 or newer",
                                "libcuda.so.1");
   }
+  // The toolkit's stub libcuda.so answers every call with CUDA_ERROR_STUB_LIBRARY.
+  {
+    void* probe = nullptr;
+    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
+    if (get_proc("cuInit", &probe, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==
+        CUDA_ERROR_STUB_LIBRARY) {
+      throw LibraryNotFoundError("CUDA driver not found (" + candidate +
+                                     " is the toolkit's stub library, not a driver)",
+                                 "libcuda.so.1");
+    }
+  }
   // Each entry point in the version this build's cuda.h declares; one the driver lacks
   // stays null and throws when called (throw_missing_entry_point).
 #define CUDATOOL_RESOLVE(name)                                                           \
