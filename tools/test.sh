@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds cudatool and runs the whole test suite through ctest, then the same suite in an
+# AddressSanitizer/UndefinedBehaviorSanitizer build. GPU tests skip, with their reason,
+# where no GPU or driver is found. Usage: bash tools/test.sh [--no-sanitize]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=${CUDA_HOME:-/usr/local/cuda}/bin:$PATH
+jobs=$(nproc)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDATOOL_WERROR=ON >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+if [ "${1:-}" != "--no-sanitize" ]; then
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUDATOOL_SANITIZE=ON \
+    -DCUDATOOL_BUILD_BENCHMARKS=OFF -DCUDATOOL_WERROR=ON >/dev/null
+  cmake --build build-asan -j"$jobs"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs"
+fi
