@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   std::vector<cudatool::app::Command> commands = {
       cudatool::app::add_devices(app, global),
       cudatool::app::add_attrs(app, global),
+      cudatool::app::add_compile(app, global),
   };
 
   try {

@@ -235,7 +235,8 @@ std::uint64_t CompileCache::trim(std::uint64_t max_bytes) {
     total += item.size;
     items.push_back(std::move(item));
   }
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.time < b.time; });
+  std::sort(items.begin(), items.end(),
+            [](const Item& a, const Item& b) { return a.time < b.time; });
   std::uint64_t removed = 0;
   for (const auto& item : items) {
     if (total <= max_bytes) break;

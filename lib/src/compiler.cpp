@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -186,8 +186,7 @@ void validate(const CompileRequest& r) {
     throw UsageError("a CUBIN needs a real architecture (sm_" + std::to_string(r.arch.cc) +
                      r.arch.suffix + "), not " + r.arch.str());
   if (r.maxrregcount < 0 || r.maxrregcount > 255)
-    throw UsageError("--maxrregcount " + std::to_string(r.maxrregcount) +
-                     ": expected 1 to 255");
+    throw UsageError("--maxrregcount " + std::to_string(r.maxrregcount) + ": expected 1 to 255");
   if (!r.std.empty() && r.std != "c++17" && r.std != "c++20")
     throw UsageError("--std " + r.std + ": expected c++17 or c++20");
 }
@@ -253,8 +252,7 @@ IncludeScan scan_includes(const CompileRequest& r) {
           stack.push_back({std::move(*text), candidate.parent_path(), current.depth + 1});
         break;
       }
-      if (!resolved && seen.insert("<unresolved>" + name).second)
-        scan.unresolved.push_back(name);
+      if (!resolved && seen.insert("<unresolved>" + name).second) scan.unresolved.push_back(name);
     }
   }
   return scan;
@@ -271,8 +269,8 @@ std::string first_error_line(const std::string& log) {
 [[noreturn]] void throw_compile_error(const CompileRequest& r, const std::string& log,
                                       const std::vector<std::string>& options,
                                       const std::string& compiler) {
-  std::string what = r.source_name + ": compilation failed (" + compiler + ", " +
-                     target_of(r).str() + ")";
+  std::string what =
+      r.source_name + ": compilation failed (" + compiler + ", " + target_of(r).str() + ")";
   if (const std::string line = first_error_line(log); !line.empty()) what += ": " + line;
   throw CompileError(what, log, options, compiler);
 }
@@ -317,7 +315,8 @@ CompileResult compile_nvrtc(const CompileRequest& r) {
   const auto supported = nvrtc::supported_archs();
   if (std::find(supported.begin(), supported.end(), target.cc) == supported.end()) {
     std::string list;
-    for (int cc : supported) list += (list.empty() ? "" : ", ") + std::string("sm_") + std::to_string(cc);
+    for (int cc : supported)
+      list += (list.empty() ? "" : ", ") + std::string("sm_") + std::to_string(cc);
     throw UsageError("--arch " + r.arch.str() + ": NVRTC " + api.version() +
                      " cannot target it (it supports " + list + ")");
   }
@@ -348,7 +347,8 @@ CompileResult compile_nvrtc(const CompileRequest& r) {
     if (ok) {
       if (const std::string ptx = program.ptx(); !ptx.empty()) keep(stem + ".ptx", ptx);
       if (const auto cubin = program.cubin(); !cubin.empty())
-        keep(stem + ".cubin", std::string_view(reinterpret_cast<const char*>(cubin.data()), cubin.size()));
+        keep(stem + ".cubin",
+             std::string_view(reinterpret_cast<const char*>(cubin.data()), cubin.size()));
     }
   }
   if (!ok) throw_compile_error(r, result.log, result.options, "NVRTC " + api.version());
@@ -380,7 +380,8 @@ CompileResult compile_nvcc(const CompileRequest& r) {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/cudatool-nvcc-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr)
-      throw RuntimeError("cannot create a temporary directory: " + std::string(std::strerror(errno)));
+      throw RuntimeError("cannot create a temporary directory: " +
+                         std::string(std::strerror(errno)));
     dir = pattern;
     temporary = true;
   }
@@ -410,12 +411,14 @@ CompileResult compile_nvcc(const CompileRequest& r) {
   result.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.log = out.output;
-  if (out.status != 0) throw_compile_error(r, result.log, result.options, "nvcc " + result.compiler_version);
+  if (out.status != 0)
+    throw_compile_error(r, result.log, result.options, "nvcc " + result.compiler_version);
   auto image = read_text(output);
   if (!image || image->empty()) throw RuntimeError("nvcc produced no " + output.string());
   result.image = std::move(*image);
   if (r.keep_dir) {
-    for (const auto& entry : fs::directory_iterator(dir)) result.kept_files.push_back(entry.path().string());
+    for (const auto& entry : fs::directory_iterator(dir))
+      result.kept_files.push_back(entry.path().string());
     std::sort(result.kept_files.begin(), result.kept_files.end());
   }
   return result;
@@ -433,8 +436,12 @@ Memo& memo() {
 
 }  // namespace
 
-std::string_view to_string(Engine e) { return e == Engine::nvrtc ? "nvrtc" : "nvcc"; }
-std::string_view to_string(OutputKind k) { return k == OutputKind::cubin ? "cubin" : "ptx"; }
+std::string_view to_string(Engine e) {
+  return e == Engine::nvrtc ? "nvrtc" : "nvcc";
+}
+std::string_view to_string(OutputKind k) {
+  return k == OutputKind::cubin ? "cubin" : "ptx";
+}
 
 Arch Arch::parse(std::string_view text) {
   Arch arch;
@@ -552,7 +559,8 @@ std::string cache_key(const CompileRequest& r) {
 
 CompileResult compile_uncached(const CompileRequest& request) {
   validate(request);
-  CompileResult result = request.engine == Engine::nvrtc ? compile_nvrtc(request) : compile_nvcc(request);
+  CompileResult result =
+      request.engine == Engine::nvrtc ? compile_nvrtc(request) : compile_nvcc(request);
   for (const auto& path : find_includes(request)) result.includes.push_back(path.string());
   return result;
 }

@@ -25,13 +25,16 @@ constexpr std::uint8_t kAttrMaxThreads = 0x05;
 constexpr std::uint8_t kAttrReqntid = 0x10;
 constexpr std::uint8_t kAttrFrameSize = 0x11;
 constexpr std::uint8_t kAttrRegcount = 0x2f;
+constexpr std::uint8_t kAttrNumBarriers = 0x4c;
 constexpr int kReservedSharedPerBlock = 1024;  // cc 8.0+: 1 KiB reserved per block
 constexpr int kMaxThreadsPerBlock = 1024;
 constexpr int kRegistersPerBlock = 65536;
 constexpr int kRegisterGranularity = 256;  // registers allocated per warp in these units
 constexpr int kSubPartitions = 4;
 
-[[noreturn]] void malformed(const std::string& why) { throw UsageError("not a CUBIN: " + why); }
+[[noreturn]] void malformed(const std::string& why) {
+  throw UsageError("not a CUBIN: " + why);
+}
 
 class Reader {
  public:
@@ -95,10 +98,10 @@ std::uint64_t product(std::span<const std::uint8_t> payload) {
   return threads;
 }
 
-// Calls fn(attribute, payload) for every EIFMT_SVAL record of a .nv.info section;
-// other formats carry their value in the header and are skipped.
-template <class Fn>
-void for_each_attribute(std::span<const std::uint8_t> data, Fn fn) {
+// Calls fn(attribute, payload) for every EIFMT_SVAL record of a .nv.info section, and
+// value(attribute, v) for the others (EIFMT_BVAL, EIFMT_HVAL: the value is in the header).
+template <class Fn, class ValueFn>
+void for_each_attribute(std::span<const std::uint8_t> data, Fn fn, ValueFn value) {
   std::size_t p = 0;
   while (p + 4 <= data.size()) {
     const std::uint8_t format = data[p];
@@ -106,7 +109,10 @@ void for_each_attribute(std::span<const std::uint8_t> data, Fn fn) {
     std::uint16_t size;
     std::memcpy(&size, data.data() + p + 2, 2);
     p += 4;
-    if (format != kFormatSval) continue;
+    if (format != kFormatSval) {
+      value(attribute, static_cast<std::uint16_t>(format == 2 ? (size & 0xff) : size));
+      continue;
+    }
     if (size > data.size() - p) malformed(".nv.info attribute runs past its section");
     fn(attribute, data.subspan(p, size));
     p += size;
@@ -122,7 +128,8 @@ void to_json(nlohmann::json& j, const KernelResources& k) {
                      {"shared_size_bytes", k.shared_size_bytes},
                      {"local_size_bytes", k.local_size_bytes},
                      {"const_size_bytes", k.const_size_bytes},
-                     {"max_threads_per_block", k.max_threads_per_block}};
+                     {"max_threads_per_block", k.max_threads_per_block},
+                     {"num_barriers", k.num_barriers}};
 }
 
 std::string demangle(const std::string& name) {
@@ -144,7 +151,10 @@ int register_limited_block_size(int num_regs) {
 
 CubinInfo read_cubin(std::span<const std::uint8_t> image) {
   const Reader r(image);
-  if (image.size() < 64 || std::memcmp(image.data(), "\x7f" "ELF", 4) != 0)
+  if (image.size() < 64 || std::memcmp(image.data(),
+                                       "\x7f"
+                                       "ELF",
+                                       4) != 0)
     malformed("no ELF header");
   if (image[4] != 2 || image[5] != 1) malformed("not a little-endian ELF64 file");
   if (r.get<std::uint16_t>(18) != kMachineCuda) malformed("ELF machine is not EM_CUDA");
@@ -193,15 +203,17 @@ CubinInfo read_cubin(std::span<const std::uint8_t> image) {
 
   std::map<std::uint32_t, Attributes> by_symbol;
   if (auto it = by_name.find(".nv.info"); it != by_name.end()) {
-    for_each_attribute(r.range(it->second->offset, it->second->size),
-                       [&](std::uint8_t attribute, std::span<const std::uint8_t> payload) {
-                         if (payload.size() < 8) return;
-                         std::uint32_t symbol, value;
-                         std::memcpy(&symbol, payload.data(), 4);
-                         std::memcpy(&value, payload.data() + 4, 4);
-                         if (attribute == kAttrRegcount) by_symbol[symbol].regcount = value;
-                         if (attribute == kAttrFrameSize) by_symbol[symbol].frame_size = value;
-                       });
+    for_each_attribute(
+        r.range(it->second->offset, it->second->size),
+        [&](std::uint8_t attribute, std::span<const std::uint8_t> payload) {
+          if (payload.size() < 8) return;
+          std::uint32_t symbol, value;
+          std::memcpy(&symbol, payload.data(), 4);
+          std::memcpy(&value, payload.data() + 4, 4);
+          if (attribute == kAttrRegcount) by_symbol[symbol].regcount = value;
+          if (attribute == kAttrFrameSize) by_symbol[symbol].frame_size = value;
+        },
+        [](std::uint8_t, std::uint16_t) {});
   }
 
   int const_size = 0;
@@ -218,11 +230,15 @@ CubinInfo read_cubin(std::span<const std::uint8_t> image) {
     Attributes attributes = by_symbol[static_cast<std::uint32_t>(i)];
     if (!attributes.regcount) malformed("kernel " + sym.name + " has no EIATTR_REGCOUNT");
     if (auto it = by_name.find(".nv.info." + sym.name); it != by_name.end()) {
-      for_each_attribute(r.range(it->second->offset, it->second->size),
-                         [&](std::uint8_t attribute, std::span<const std::uint8_t> payload) {
-                           if (attribute == kAttrMaxThreads) attributes.max_threads = product(payload);
-                           if (attribute == kAttrReqntid) attributes.reqntid = product(payload);
-                         });
+      for_each_attribute(
+          r.range(it->second->offset, it->second->size),
+          [&](std::uint8_t attribute, std::span<const std::uint8_t> payload) {
+            if (attribute == kAttrMaxThreads) attributes.max_threads = product(payload);
+            if (attribute == kAttrReqntid) attributes.reqntid = product(payload);
+          },
+          [&](std::uint8_t attribute, std::uint16_t value) {
+            if (attribute == kAttrNumBarriers) k.num_barriers = value;
+          });
     }
     k.num_regs = static_cast<int>(*attributes.regcount);
     k.local_size_bytes = static_cast<int>(attributes.frame_size.value_or(0));

@@ -38,13 +38,12 @@ Loaded load() {
     throw LibraryNotFoundError(std::string(e.what()) + "; " + kInstallHint, "libnvrtc.so.13");
   }
   loaded.api.library_path = loaded.library.path();
-#define CUDATOOL_NVRTC_RESOLVE(name)                                                 \
-  loaded.api.name = reinterpret_cast<decltype(loaded.api.name)>(                     \
-      loaded.library.symbol(#name));                                                 \
-  if (loaded.api.name == nullptr)                                                    \
-    throw LibraryNotFoundError("NVRTC too old (" + loaded.api.library_path +         \
-                                   "): it lacks " #name "; " + kInstallHint,         \
-                               "libnvrtc.so.13");
+#define CUDATOOL_NVRTC_RESOLVE(name)                                                            \
+  loaded.api.name = reinterpret_cast<decltype(loaded.api.name)>(loaded.library.symbol(#name));  \
+  if (loaded.api.name == nullptr)                                                               \
+    throw LibraryNotFoundError(                                                                 \
+        "NVRTC too old (" + loaded.api.library_path + "): it lacks " #name "; " + kInstallHint, \
+        "libnvrtc.so.13");
   CUDATOOL_NVRTC_FUNCTIONS(CUDATOOL_NVRTC_RESOLVE)
 #undef CUDATOOL_NVRTC_RESOLVE
   check(loaded.api.nvrtcVersion(&loaded.api.major, &loaded.api.minor), "nvrtcVersion");
@@ -70,9 +69,11 @@ std::vector<std::string> library_candidates() {
   for (const char* env : {"CUDA_HOME", "CUDA_PATH"}) {
     const char* root = std::getenv(env);
     if (root == nullptr || *root == '\0') continue;
-    for (const char* soname : kSonames) candidates.push_back(std::string(root) + "/lib64/" + soname);
+    for (const char* soname : kSonames)
+      candidates.push_back(std::string(root) + "/lib64/" + soname);
   }
-  for (const char* soname : kSonames) candidates.push_back(std::string("/usr/local/cuda/lib64/") + soname);
+  for (const char* soname : kSonames)
+    candidates.push_back(std::string("/usr/local/cuda/lib64/") + soname);
   for (const char* soname : kSonames) candidates.emplace_back(soname);
   return candidates;
 }
@@ -151,7 +152,9 @@ Program& Program::operator=(Program&& other) noexcept {
   return *this;
 }
 
-Program::~Program() { destroy(); }
+Program::~Program() {
+  destroy();
+}
 
 void Program::destroy() noexcept {
   if (program_ != nullptr) {

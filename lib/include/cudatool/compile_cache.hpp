@@ -35,8 +35,7 @@ struct CacheConfig {
   // (--no-cache) or a CUDATOOL_DISABLE_CACHE that is set and not "", "0", "false", "no".
   // The bound: $CUDATOOL_CACHE_MAX_SIZE (bytes, or with a K, M or G suffix), default
   // 256M. Throws UsageError for a malformed size.
-  static CacheConfig from_environment(const std::optional<std::string>& dir_flag,
-                                      bool no_cache);
+  static CacheConfig from_environment(const std::optional<std::string>& dir_flag, bool no_cache);
 };
 
 // Sizes are parsed by parse_size (units.hpp), shared by the whole tool.

@@ -43,16 +43,16 @@ struct Arch {
 };
 
 struct CompileRequest {
-  std::string source;                   // the text as given
+  std::string source;                     // the text as given
   std::string source_name = "kernel.cu";  // appears in the log's file(line) references
-  std::filesystem::path source_dir;     // for "..." includes; "" for the current directory
+  std::filesystem::path source_dir;       // for "..." includes; "" for the current directory
   Arch arch;
-  std::optional<OutputKind> output;     // default: CUBIN for sm_XX, PTX for compute_XX
-  std::vector<std::string> defines;     // NAME or NAME=VALUE
+  std::optional<OutputKind> output;  // default: CUBIN for sm_XX, PTX for compute_XX
+  std::vector<std::string> defines;  // NAME or NAME=VALUE
   std::vector<std::string> include_dirs;
-  std::string std;                      // "", "c++17" or "c++20"
-  int maxrregcount = 0;                 // 0: not given
-  bool extern_c = true;                 // wrap the source in extern "C" { }
+  std::string std;                         // "", "c++17" or "c++20"
+  int maxrregcount = 0;                    // 0: not given
+  bool extern_c = true;                    // wrap the source in extern "C" { }
   std::vector<std::string> extra_options;  // passed through (default flags from the env)
   Engine engine = Engine::nvrtc;
   std::optional<std::filesystem::path> keep_dir;  // write intermediates there
@@ -67,10 +67,10 @@ struct CompileResult {
   std::string compiler;          // "nvrtc" or "nvcc"
   std::string compiler_version;  // "13.0" (NVRTC) or "13.0.88" (nvcc)
   std::string cache_key;
-  std::string cache_path;       // the entry, when the cache was used
+  std::string cache_path;  // the entry, when the cache was used
   bool cache_hit = false;
   bool memo_hit = false;
-  double compile_seconds = 0;   // the compiler's own time; 0 for a hit
+  double compile_seconds = 0;         // the compiler's own time; 0 for a hit
   std::vector<std::string> includes;  // files hashed into the key
   std::vector<std::string> kept_files;
 };

@@ -13,6 +13,7 @@
 //                          block whose registers fit the 64 K per block, as the hardware
 //                          counts them (per warp rounded up to 256, warps rounded up to
 //                          the SM's 4 sub-partitions)
+//   num_barriers           EIATTR_NUM_BARRIERS (0x4c), for occupancy
 //
 // These are the names (and the JSON keys) of PyCUDA's function_attribute. The driver may
 // still see it differently (cuFuncGetAttribute after loading is the truth; `cudatool
@@ -35,13 +36,16 @@ struct KernelResources {
   int local_size_bytes = 0;
   int const_size_bytes = 0;
   int max_threads_per_block = 0;
+  // Not a function attribute, but what occupancy needs: named barriers per block
+  // (EIATTR_NUM_BARRIERS 0x4c in .nv.info.<kernel>; 0 when absent).
+  int num_barriers = 0;
   friend bool operator==(const KernelResources&, const KernelResources&) = default;
 };
 
 void to_json(nlohmann::json& j, const KernelResources& k);
 
 struct CubinInfo {
-  int sm = 0;  // the target, 90 for sm_90
+  int sm = 0;                            // the target, 90 for sm_90
   std::vector<KernelResources> kernels;  // in symbol-table order
 };
 

@@ -37,7 +37,9 @@ struct Api {
   std::string library_path;  // the candidate that opened
   int major = 0;
   int minor = 0;
-  std::string version() const { return std::to_string(major) + "." + std::to_string(minor); }
+  std::string version() const {
+    return std::to_string(major) + "." + std::to_string(minor);
+  }
 };
 
 // The candidates above, in order (explicit paths first, then bare sonames).
@@ -73,7 +75,7 @@ class Program {
   // Throws for anything else (an invalid option is a compilation error to NVRTC).
   bool compile(const std::vector<std::string>& options);
   std::string log() const;
-  std::string ptx() const;                 // "" when NVRTC produced none
+  std::string ptx() const;                  // "" when NVRTC produced none
   std::vector<std::uint8_t> cubin() const;  // empty when NVRTC produced none
   nvrtcProgram handle() const { return program_; }
 
