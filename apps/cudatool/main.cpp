@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
 
   cudatool::app::GlobalOptions global;
   std::vector<cudatool::app::Command> commands = {
-      cudatool::app::add_devices(app, global),
-      cudatool::app::add_attrs(app, global),
-      cudatool::app::add_compile(app, global),
+      cudatool::app::add_devices(app, global),   cudatool::app::add_attrs(app, global),
+      cudatool::app::add_compile(app, global),   cudatool::app::add_bench_pool(app, global),
+      cudatool::app::add_occupancy(app, global), cudatool::app::add_completion(app, global),
   };
 
   try {
@@ -74,8 +74,10 @@ int main(int argc, char** argv) {
     // CLI11's own codes (100-114) become the tool's usage code, with one line on stderr.
     std::string message = one_line(e.what());
     if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
-      message = std::string("unknown command '") + argv[1] +
-                "' (commands: devices, attrs, occupancy, compile, bench-pool)";
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands({}))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      message = std::string("unknown command '") + argv[1] + "' (commands: " + names + ")";
     }
     const auto parsed = app.get_subcommands();
     const std::string help =
