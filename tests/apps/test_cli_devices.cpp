@@ -223,3 +223,22 @@ TEST_F(CliGpu, EmptyVisibleDevicesIsNoDevice) {
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_NE(r.err.find("no CUDA device visible"), std::string::npos) << r.err;
 }
+
+TEST_F(CliGpu, VisibleDevicesReordersAndSelectsByUuid) {
+  require_devices(2);
+  const std::string second_uuid = cudatool::Device(1).uuid();
+  ProcessOptions options;
+  options.env["CUDA_VISIBLE_DEVICES"] = "1";
+  auto r = run_cudatool({"devices", "--json"}, options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["device_count"], 1);
+  EXPECT_EQ(j["devices"][0]["uuid"], second_uuid);
+  r = run_cudatool({"devices", "--json"});
+  j = json::parse(r.out);
+  EXPECT_EQ(j["peer_access"].size(), j["devices"].size());
+  r = run_cudatool({"attrs", "--json", "--device", second_uuid, "warp_size"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["device"], 1);
+  EXPECT_EQ(run_cudatool({"devices", "--min-count", "2"}).exit_code, 0);
+}

@@ -35,6 +35,7 @@
   X(cuDeviceCanAccessPeer)                                \
   X(cuDevicePrimaryCtxRetain)                             \
   X(cuDevicePrimaryCtxRelease)                            \
+  X(cuDevicePrimaryCtxGetState)                            \
   X(cuCtxSetCurrent)                                      \
   X(cuCtxGetCurrent)                                      \
   X(cuCtxPushCurrent)                                     \
