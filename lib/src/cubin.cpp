@@ -18,6 +18,7 @@ namespace {
 // ELF64 constants (the System V gABI) and NVIDIA's additions.
 constexpr std::uint16_t kMachineCuda = 190;  // EM_CUDA
 constexpr std::uint32_t kSymtab = 2;         // SHT_SYMTAB
+constexpr std::uint32_t kNobits = 8;         // SHT_NOBITS
 constexpr std::uint8_t kFunc = 2;            // STT_FUNC
 constexpr std::uint8_t kEntryOther = 0x10;   // st_other bit of a CUDA entry point
 constexpr std::uint8_t kFormatSval = 4;      // EIFMT_SVAL: 16-bit size, then the payload
@@ -179,6 +180,14 @@ CubinInfo read_cubin(std::span<const std::uint8_t> image) {
     s.info = r.get<std::uint32_t>(h + 44);
     s.entsize = r.get<std::uint64_t>(h + 56);
   }
+  // The whole image must be there: every section with file contents, and the program
+  // header table (which loaded CUBINs have, after the section headers).
+  for (const Section& s : sections)
+    if (s.type != kNobits) r.range(s.offset, s.size);
+  const auto phoff = r.get<std::uint64_t>(32);
+  const auto phentsize = r.get<std::uint16_t>(54);
+  const auto phnum = r.get<std::uint16_t>(56);
+  if (phnum > 0) r.range(phoff, std::uint64_t(phentsize) * phnum);
   const auto names = r.range(sections[shstrndx].offset, sections[shstrndx].size);
   std::map<std::string, const Section*> by_name;
   for (std::uint16_t i = 0; i < shnum; ++i) {
