@@ -253,9 +253,11 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
         "--sweep, --sweep-regs and --sweep-smem exclude each other: sweep one at a time");
   if (sweep_threads && o.threads)
     throw UsageError("--sweep varies the block size: leave out --threads");
+  if ((o.sweep_regs || o.sweep_smem) && !o.threads)
+    throw UsageError(std::string(o.sweep_regs ? "--sweep-regs" : "--sweep-smem") +
+                     " needs --threads (the block size it holds fixed)");
   if (!sweep_threads && !o.threads)
     throw UsageError("--threads is required (or --sweep to try every block size)");
-  if (o.sweep_regs && !o.threads) throw UsageError("--sweep-regs needs --threads");
 
   const int threads = o.threads ? parse_count(*o.threads, "--threads", 1) : 0;
   const int registers = o.regs ? parse_count(*o.regs, "--regs", 0) : 0;

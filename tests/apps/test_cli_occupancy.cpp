@@ -1,0 +1,264 @@
+// End-to-end tests of `cudatool occupancy` through the real binary: --arch with no driver
+// at all, the text and JSON renderings, sweeps, every bad input's exit code and message,
+// and the device path through the fake driver.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "process.hpp"
+
+using namespace cudatool::testing;
+using nlohmann::json;
+
+namespace {
+
+// Any attempt to load the driver would fail with exit code 3.
+ProcessOptions without_driver() {
+  ProcessOptions options;
+  options.env["CUDATOOL_LIBCUDA"] = "/nonexistent/libcuda.so.1";
+  return options;
+}
+
+ProcessResult occupancy(std::vector<std::string> args,
+                        const ProcessOptions& options = without_driver()) {
+  args.insert(args.begin(), "occupancy");
+  return run_cudatool(args, options);
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+int lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(CliOccupancy, ArchNeedsNoDriverAndExplainsTheLimits) {
+  const auto r =
+      occupancy({"--arch", "sm_90", "--threads", "256", "--regs", "37", "--smem", "10K"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(contains(r.out, "sm_90 (compute capability 9.0, Hopper")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Active blocks per SM:  6")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Active warps per SM:   48 of 64")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Occupancy:             75.0%")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Limited by:            regs")) << r.out;
+  for (const char* row : {"device       32", "warps         8", "regs          6",
+                          "smem         20", "barriers     64"})
+    EXPECT_TRUE(contains(r.out, row)) << row << "\n" << r.out;
+  EXPECT_TRUE(contains(r.out, "5 fewer registers per thread (32) would give 2 more blocks per SM"))
+      << r.out;
+}
+
+TEST(CliOccupancy, JsonHasTheRecordTheLimitsAndTheDevice) {
+  const auto r =
+      occupancy({"--arch", "9.0", "--threads", "256", "--regs", "37", "--smem", "10240", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j.at("tb_per_mp"), 6);
+  EXPECT_EQ(j.at("limited_by"), "regs");
+  EXPECT_EQ(j.at("warps_per_mp"), 48);
+  EXPECT_DOUBLE_EQ(j.at("occupancy").get<double>(), 0.75);
+  const json& limits = j.at("block_limits");
+  EXPECT_EQ(limits.at("device"), 32);
+  EXPECT_EQ(limits.at("warps"), 8);
+  EXPECT_EQ(limits.at("regs"), 6);
+  EXPECT_EQ(limits.at("smem"), 20);
+  EXPECT_EQ(limits.at("barriers"), 64);
+  EXPECT_EQ(j.at("device").at("name"), "sm_90");
+  EXPECT_EQ(j.at("device").at("origin"), "architecture_table");
+  ASSERT_EQ(j.at("improvements").size(), 1u);
+  EXPECT_EQ(j.at("improvements")[0].at("resource"), "regs");
+  EXPECT_EQ(j.at("improvements")[0].at("value"), 32);
+}
+
+TEST(CliOccupancy, SizeSuffixes) {
+  for (const char* smem : {"48K", "48KiB", "49152", "48k"}) {
+    const auto r = occupancy({"--arch", "sm_80", "--threads", "128", "--smem", smem, "--json"});
+    ASSERT_EQ(r.exit_code, 0) << smem << ": " << r.err;
+    EXPECT_EQ(json::parse(r.out).at("shared_mem"), 49152) << smem;
+  }
+  // Above 48 KiB the kernel is taken as opted in.
+  const auto r = occupancy({"--arch", "sm_80", "--threads", "128", "--smem", "100000", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out).at("opted_in"), true);
+}
+
+TEST(CliOccupancy, BadInputIsOneLineOnStderrAndExitTwo) {
+  struct Bad {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Bad> cases = {
+      {{"--arch", "sm_90", "--threads", "0"}, "--threads 0"},
+      {{"--arch", "sm_90", "--threads", "-1"}, "--threads -1"},
+      {{"--arch", "sm_90", "--threads", "1025"}, "1025 is above the maximum of 1024"},
+      {{"--arch", "sm_90", "--threads", "abc"}, "--threads \"abc\""},
+      {{"--arch", "sm_90", "--threads", "1.5"}, "--threads \"1.5\""},
+      {{"--arch", "sm_90", "--threads", "256", "--regs", "256"}, "256 is above the maximum of 255"},
+      {{"--arch", "sm_90", "--threads", "256", "--regs", "-3"}, "--regs -3"},
+      {{"--arch", "sm_90", "--threads", "256", "--smem", "228K"}, "opt-in maximum of 232448"},
+      {{"--arch", "sm_75", "--threads", "256", "--smem", "65537"}, "opt-in maximum of 65536"},
+      {{"--arch", "sm_90", "--threads", "256", "--smem", "-1"}, "--smem \"-1\""},
+      {{"--arch", "sm_90", "--threads", "256", "--smem", "12 parsecs"}, "--smem"},
+      {{"--arch", "sm_13", "--threads", "256"}, "\"sm_13\" (compute capability 1.3) is not in"},
+      {{"--arch", "banana", "--threads", "256"}, "unknown architecture \"banana\""},
+      {{"--arch", "sm_90", "--device", "0", "--threads", "256"}, "--arch and --device exclude"},
+      {{"--arch", "sm_90", "--sweep", "64,,128"}, "--sweep \"64,,128\""},
+      {{"--arch", "sm_90", "--sweep", "64,abc"}, "entry \"abc\""},
+      {{"--arch", "sm_90", "--sweep", "64,0"}, "entry \"0\""},
+      {{"--arch", "sm_90", "--sweep", "64,"}, "--sweep \"64,\""},
+      {{"--arch", "sm_90", "--sweep", "64,2048"}, "2048 is above the maximum of 1024"},
+      {{"--arch", "sm_90", "--sweep", "--threads", "64"}, "leave out --threads"},
+      {{"--arch", "sm_90"}, "--threads is required"},
+      {{"--arch", "sm_90", "--sweep-regs"}, "--sweep-regs needs --threads"},
+      {{"--arch", "sm_90", "--sweep-smem", "--smem", "1K"}, "--sweep-smem needs --threads"},
+      {{"--arch", "sm_90", "--threads", "64", "--sweep-regs", "--sweep-smem"}, "one at a time"},
+      {{"--arch", "sm_90", "--threads", "64", "--barriers", "17"}, "barriers 17"},
+      {{"--arch", "sm_90", "--threads", "64", "--sms", "0"}, "--sms 0"},
+  };
+  for (const auto& bad : cases) {
+    std::string joined;
+    for (const auto& a : bad.args) joined += a + " ";
+    SCOPED_TRACE(joined);
+    const auto r = occupancy(bad.args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_TRUE(r.err.starts_with("cudatool: ")) << r.err;
+    EXPECT_TRUE(contains(r.err, bad.says)) << "expected '" << bad.says << "' in: " << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+TEST(CliOccupancy, JsonErrorObjectForBadInput) {
+  const auto r = occupancy({"--arch", "sm_90", "--threads", "1025", "--json"});
+  EXPECT_EQ(r.exit_code, 2);
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j.at("error").at("exit_code"), 2);
+  EXPECT_EQ(j.at("error").at("status"), "usage");
+  EXPECT_TRUE(contains(j.at("error").at("message").get<std::string>(), "1025"));
+}
+
+TEST(CliOccupancy, BlockSizeSweepTableChartAndSuggestion) {
+  const auto r = occupancy({"--arch", "sm_90", "--sweep", "--regs", "40"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "threads  blocks/SM  warps/SM  occupancy  limited by")) << r.out;
+  // 32 rows, 32 to 1024; the bar of a 75% row is 24 of 32 characters.
+  EXPECT_TRUE(contains(r.out, "\n     32         32        32      50.0%  device")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\n   1024          1        32      50.0%  regs")) << r.out;
+  EXPECT_TRUE(contains(r.out, std::string(24, '#') + std::string(8, '.'))) << r.out;
+  EXPECT_TRUE(contains(r.out, "Suggested block size: 768 threads")) << r.out;
+  EXPECT_TRUE(contains(r.out, "The smallest block at that occupancy: 64 threads.")) << r.out;
+  EXPECT_TRUE(contains(r.out, "One full wave: 264 blocks on 132 SMs (H100 SXM5).")) << r.out;
+
+  const auto j = occupancy({"--arch", "sm_90", "--sweep", "--regs", "40", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json sweep = json::parse(j.out);
+  EXPECT_EQ(sweep.at("parameter"), "threads");
+  ASSERT_EQ(sweep.at("records").size(), 32u);
+  EXPECT_EQ(sweep.at("records")[0].at("threads"), 32);
+  EXPECT_EQ(sweep.at("records")[31].at("threads"), 1024);
+  EXPECT_EQ(sweep.at("suggestion").at("block_size"), 768);
+  EXPECT_EQ(sweep.at("suggestion").at("min_grid_size"), 264);
+}
+
+TEST(CliOccupancy, SweepOfAGivenList) {
+  const auto r = occupancy({"--arch", "sm_90", "--sweep", "96,160,1024", "--regs", "40", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  std::vector<int> threads;
+  for (const auto& record : j.at("records")) threads.push_back(record.at("threads"));
+  EXPECT_EQ(threads, (std::vector<int>{96, 160, 1024}));
+  EXPECT_EQ(j.at("suggestion").at("block_size"), 96);
+  // --sms overrides the SM count the grid size is computed from.
+  const auto sms = occupancy({"--arch", "sm_86", "--sweep", "128,256", "--sms", "84", "--json"});
+  ASSERT_EQ(sms.exit_code, 0) << sms.err;
+  // 128 threads: 12 blocks; 256: 6 blocks; the same 48 warps, so the larger block wins.
+  const json suggestion = json::parse(sms.out).at("suggestion");
+  EXPECT_EQ(suggestion.at("block_size"), 256);
+  EXPECT_EQ(suggestion.at("smallest_block_size"), 128);
+  EXPECT_EQ(suggestion.at("min_grid_size"), 6 * 84);
+}
+
+TEST(CliOccupancy, RegisterSweepShowsTheCliffs) {
+  const auto r = occupancy({"--arch", "sm_90", "--threads", "256", "--regs", "37", "--sweep-regs"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\n0-32               8        64     100.0%  warps")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\n33-40              6        48      75.0%  regs")) << r.out;
+  EXPECT_TRUE(contains(r.out, "<- --regs 37")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\n129-255            1         8      12.5%  regs")) << r.out;
+  EXPECT_TRUE(contains(r.out, "5 fewer registers per thread (32) would give 2 more blocks"))
+      << r.out;
+
+  const auto j = occupancy({"--arch", "sm_90", "--threads", "256", "--sweep-regs", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json sweep = json::parse(j.out);
+  EXPECT_EQ(sweep.at("records").size(), 256u);
+  EXPECT_EQ(sweep.at("steps").size(), 7u);
+  EXPECT_TRUE(sweep.at("improvement").is_null());  // no --regs given
+}
+
+TEST(CliOccupancy, SharedMemorySweep) {
+  const auto r = occupancy(
+      {"--arch", "sm_86", "--threads", "128", "--regs", "32", "--smem", "20000", "--sweep-smem"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "\n0-7424                    12")) << r.out;
+  EXPECT_TRUE(contains(r.out, "<- --smem 20000")) << r.out;
+  EXPECT_TRUE(contains(r.out,
+                       "544 fewer bytes of shared memory per block (19456 B) would give 1 "
+                       "more block per SM"))
+      << r.out;
+  const auto j = occupancy(
+      {"--arch", "sm_86", "--threads", "128", "--smem", "20000", "--sweep-smem", "--json"});
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  const json sweep = json::parse(j.out);
+  EXPECT_EQ(sweep.at("parameter"), "shared_mem");
+  EXPECT_EQ(sweep.at("steps").back().at("last"), 101376);
+  EXPECT_EQ(sweep.at("improvement").at("value"), 19456);
+}
+
+TEST(CliOccupancy, WithoutArchTheDriverIsNeeded) {
+  const auto r = occupancy({"--threads", "256"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(lines(r.err), 1) << r.err;
+}
+
+// The device path with the fake driver: the attributes come from the driver, and the
+// compute capability must be one the table knows.
+TEST(CliOccupancy, DevicePathThroughTheFakeDriver) {
+  const auto r = occupancy({"--device", "0", "--threads", "32", "--json"},
+                           with_fake_driver({{"FAKE_CUDA_DEVICES", "9.0"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j.at("device").at("origin"), "device");
+  EXPECT_EQ(j.at("device").at("compute_capability"), "9.0");
+  EXPECT_EQ(j.at("device").at("sm_count"), 100);  // the fake's multiprocessor count
+  EXPECT_TRUE(j.contains("tb_per_mp"));
+
+  const auto text =
+      occupancy({"--threads", "32"}, with_fake_driver({{"FAKE_CUDA_DEVICES", "9.0"}}));
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(text.out.starts_with("device 0: ")) << text.out;
+
+  const auto unknown =
+      occupancy({"--threads", "32"}, with_fake_driver({{"FAKE_CUDA_DEVICES", "13.0"}}));
+  EXPECT_EQ(unknown.exit_code, 4) << unknown.err;
+  EXPECT_TRUE(contains(unknown.err, "compute capability 13.0")) << unknown.err;
+
+  const auto missing = occupancy({"--device", "7", "--threads", "32"},
+                                 with_fake_driver({{"FAKE_CUDA_DEVICES", "9.0"}}));
+  EXPECT_EQ(missing.exit_code, 4) << missing.err;
+}
+
+TEST(CliOccupancy, HelpListsTheOptions) {
+  const auto r = run_cudatool({"occupancy", "--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* option : {"--threads", "--regs", "--smem", "--arch", "--device", "--sweep",
+                             "--sweep-regs", "--sweep-smem", "--json"})
+    EXPECT_TRUE(contains(r.out, option)) << option;
+}
+
+}  // namespace
