@@ -37,7 +37,7 @@ struct BenchPoolOptions {
   std::uint64_t seed = 1;
   std::optional<std::int64_t> iterations;
   std::optional<double> duration;
-  std::int64_t warmup = 1000;
+  std::int64_t warmup = 10000;
   std::int64_t leading_bits = 4;
   std::string small_block = "256";
   std::int64_t shards = 0;

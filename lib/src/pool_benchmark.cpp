@@ -591,22 +591,44 @@ void run_thread(Local& local, const Workload& w, Shared& shared, ThreadOutput& o
         pos = pos + 1 == n ? 0 : pos + 1;
       }
     }
-    // Warm-up, which also calibrates the batch size: at least one unit, then up to
-    // `warmup` pairs within a tenth of the duration (or a second).
+    // Warm-up: at least one unit, then up to `warmup` pairs within a tenth of the
+    // duration (or a second).
     const double warm_limit_s = c.duration_s ? *c.duration_s / 10 : 1.0;
     const std::uint64_t warm_units =
         std::max<std::uint64_t>(1, (c.warmup + unit_pairs - 1) / unit_pairs);
     const auto w0 = Clock::now();
     std::uint64_t warmed = 0;
-    double warm_ns = 0;
     while (warmed < warm_units) {
       run_units(1);
       ++warmed;
       local.end_batch();
-      warm_ns = std::chrono::duration<double, std::nano>(Clock::now() - w0).count();
-      if (warm_ns > warm_limit_s * 1e9) break;
+      if (Clock::now() - w0 > std::chrono::duration<double>(warm_limit_s)) break;
     }
-    const double unit_ns = warm_ns / static_cast<double>(warmed);
+    // Calibration: chunks of doubling size until one takes 20 us (or has 2^16 units)
+    // give a first estimate; where a unit is quick, the median of nine chunks of about
+    // 20 us each refines it, so that a few slow units (a cold bin, a preempted thread) do
+    // not make the batches too small.
+    auto time_units = [&](std::uint64_t units) {
+      const auto t0 = Clock::now();
+      run_units(units);
+      const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+      local.end_batch();
+      warmed += units;
+      return ns;
+    };
+    double unit_ns = 0;
+    for (std::uint64_t chunk = 1;; chunk *= 2) {
+      const double ns = time_units(chunk);
+      unit_ns = ns / static_cast<double>(chunk);
+      if (ns >= 20000 || chunk >= 65536) break;
+    }
+    if (unit_ns < kBatchTargetNs) {
+      const auto chunk = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(20000 / unit_ns));
+      std::vector<double> per_unit;
+      for (int i = 0; i < 9; ++i)
+        per_unit.push_back(time_units(chunk) / static_cast<double>(chunk));
+      unit_ns = quantile(per_unit, 0.5);
+    }
     std::uint64_t batch_units = std::max<std::uint64_t>(
         1, static_cast<std::uint64_t>(kBatchTargetNs / std::max(unit_ns, 1.0)));
     std::uint64_t total_units = std::numeric_limits<std::uint64_t>::max();

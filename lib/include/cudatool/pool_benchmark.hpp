@@ -9,12 +9,14 @@
 //   random  `live` blocks are kept alive; each step allocates one block and frees one of
 //           the live ones (including the new one) chosen uniformly at random.
 // Each step is one alloc+free pair. The stream (at most 65536 steps) is cycled for long
-// runs. Timing: a warm-up (untimed: `warmup` pairs, at most a tenth of the duration) runs
-// on each thread, then all threads start together; each thread times batches of pairs
-// sized so that one batch takes about 2 us (clock overhead below a few percent; a batch
-// is one pair where a pair takes longer), and every batch gives one sample of ns per
-// pair. Median and p99 are over all threads' samples; throughput is all pairs over the
-// wall time from the common start to the last thread's end.
+// runs. Timing: each thread first runs untimed: a warm-up (`warmup` pairs, at least one
+// round, at most a tenth of the duration or a second) and a calibration (chunks of
+// doubling size until one takes 20 us, then the median of nine such chunks). Then all threads start
+// together; each thread times batches of pairs sized so that one batch takes about 2 us (the two
+// clock reads cost a few percent at most; a batch is a single pair where a pair takes longer), and
+// every batch gives one sample of ns per pair. Median and p99 are over all threads'
+// samples; the mean is the timed time over the timed pairs; throughput is all timed
+// pairs over the wall time from the common start to the last thread's end.
 #pragma once
 
 #include <cstddef>
@@ -75,7 +77,7 @@ struct Config {
   std::uint64_t seed = 1;
   std::optional<std::uint64_t> iterations;  // timed pairs per thread per allocator
   std::optional<double> duration_s;         // timed seconds per allocator
-  std::uint64_t warmup = 1000;              // untimed pairs per thread before timing
+  std::uint64_t warmup = 10000;             // untimed pairs per thread before timing
   PoolOptions pool;
   unsigned host_alloc_flags = 0;          // pinned backend
   std::vector<AllocatorKind> allocators;  // empty: allocators_for(backend)
