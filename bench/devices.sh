@@ -34,7 +34,7 @@ for ((r = 0; r < rounds; ++r)); do
   done
 done
 stat() {  # median and p90 of microsecond samples, in ms
-  sort -n "$1" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; p=a[int(NR*0.9+0.5)]; printf "%.1f %.1f", m/1000, p/1000}'
+  sort -n "$1" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; p=a[int(NR*0.9+0.5)]; printf "%.1f %.1f\n", m/1000, p/1000}'
 }
 read -r floor _ < <(stat "$work/bare_driver")
 printf '%-28s %10s %10s %8s\n' command median_ms p90_ms vs_floor
