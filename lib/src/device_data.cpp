@@ -10,18 +10,23 @@
 namespace cudatool {
 namespace {
 
-constexpr std::string_view kTableJson =
-#include "architectures_json.inc"
-    ;
+// One row of share/architectures.json, as lib/CMakeLists.txt writes it out.
+struct ArchitectureRow {
+  const char* compute_capability;
+  const char* family;
+  int max_threads_per_block, warp_size, max_threads_per_multiprocessor,
+      max_blocks_per_multiprocessor, registers_per_multiprocessor, registers_per_block,
+      max_registers_per_thread, register_allocation_granularity;
+  std::size_t shared_memory_per_multiprocessor, shared_memory_per_block,
+      shared_memory_per_block_optin, reserved_shared_memory_per_block;
+  int shared_memory_allocation_granularity, shared_memory_banks, cache_line_size;
+  int sm_count;  // 0: no single part
+  const char* sm_count_part;
+};
 
-int positive_int(const nlohmann::json& row, const char* field) {
-  const auto& value = row.at(field);
-  if (!value.is_number_integer() || value.get<long long>() <= 0 ||
-      value.get<long long>() > 0x7fffffff)
-    throw Error(std::string("architecture table: ") + field + " of " +
-                row.at("compute_capability").get<std::string>() + " is not a positive integer");
-  return value.get<int>();
-}
+constexpr ArchitectureRow kRows[] = {
+#include "architecture_table.inc"
+};
 
 ComputeCapability parse_dotted(std::string_view text) {
   ComputeCapability cc{-1, -1};
@@ -38,40 +43,33 @@ ComputeCapability parse_dotted(std::string_view text) {
 }
 
 std::vector<DeviceProperties> load_table() {
-  const auto table = nlohmann::json::parse(kTableJson);
   std::vector<DeviceProperties> rows;
-  for (const auto& row : table.at("architectures")) {
+  for (const ArchitectureRow& row : kRows) {
     DeviceProperties p;
-    p.compute_capability = parse_dotted(row.at("compute_capability").get<std::string>());
+    p.compute_capability = parse_dotted(row.compute_capability);
     if (p.compute_capability.major < 0)
-      throw Error("architecture table: bad compute_capability " +
-                  row.at("compute_capability").dump());
+      throw Error(std::string("architecture table: bad compute_capability ") +
+                  row.compute_capability);
     p.name = p.compute_capability.sm();
-    p.family = row.at("family").get<std::string>();
-    p.max_threads_per_block = positive_int(row, "max_threads_per_block");
-    p.warp_size = positive_int(row, "warp_size");
-    p.max_threads_per_multiprocessor = positive_int(row, "max_threads_per_multiprocessor");
-    p.max_blocks_per_multiprocessor = positive_int(row, "max_blocks_per_multiprocessor");
-    p.registers_per_multiprocessor = positive_int(row, "registers_per_multiprocessor");
-    p.registers_per_block = positive_int(row, "registers_per_block");
-    p.max_registers_per_thread = positive_int(row, "max_registers_per_thread");
-    p.register_allocation_granularity = positive_int(row, "register_allocation_granularity");
-    p.shared_memory_per_multiprocessor =
-        static_cast<std::size_t>(positive_int(row, "shared_memory_per_multiprocessor"));
-    p.shared_memory_per_block =
-        static_cast<std::size_t>(positive_int(row, "shared_memory_per_block"));
-    p.shared_memory_per_block_optin =
-        static_cast<std::size_t>(positive_int(row, "shared_memory_per_block_optin"));
-    const long long reserved = row.at("reserved_shared_memory_per_block").get<long long>();
-    if (reserved < 0) throw Error("architecture table: negative reserved_shared_memory_per_block");
-    p.reserved_shared_memory_per_block = static_cast<std::size_t>(reserved);
-    p.shared_memory_allocation_granularity =
-        positive_int(row, "shared_memory_allocation_granularity");
-    p.shared_memory_banks = positive_int(row, "shared_memory_banks");
-    p.cache_line_size = positive_int(row, "cache_line_size");
-    if (!row.at("sm_count").is_null()) {
-      p.sm_count = positive_int(row, "sm_count");
-      p.sm_count_part = row.at("sm_count_part").get<std::string>();
+    p.family = row.family;
+    p.max_threads_per_block = row.max_threads_per_block;
+    p.warp_size = row.warp_size;
+    p.max_threads_per_multiprocessor = row.max_threads_per_multiprocessor;
+    p.max_blocks_per_multiprocessor = row.max_blocks_per_multiprocessor;
+    p.registers_per_multiprocessor = row.registers_per_multiprocessor;
+    p.registers_per_block = row.registers_per_block;
+    p.max_registers_per_thread = row.max_registers_per_thread;
+    p.register_allocation_granularity = row.register_allocation_granularity;
+    p.shared_memory_per_multiprocessor = row.shared_memory_per_multiprocessor;
+    p.shared_memory_per_block = row.shared_memory_per_block;
+    p.shared_memory_per_block_optin = row.shared_memory_per_block_optin;
+    p.reserved_shared_memory_per_block = row.reserved_shared_memory_per_block;
+    p.shared_memory_allocation_granularity = row.shared_memory_allocation_granularity;
+    p.shared_memory_banks = row.shared_memory_banks;
+    p.cache_line_size = row.cache_line_size;
+    if (row.sm_count > 0) {
+      p.sm_count = row.sm_count;
+      p.sm_count_part = row.sm_count_part;
     }
     rows.push_back(std::move(p));
   }
