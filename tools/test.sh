@@ -13,6 +13,7 @@ if [ "${1:-}" != "--no-sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUDATOOL_SANITIZE=ON \
     -DCUDATOOL_BUILD_BENCHMARKS=OFF -DCUDATOOL_WERROR=ON >/dev/null
   cmake --build build-asan -j"$jobs"
-  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  # allocator_may_return_null: tests check that an impossible malloc becomes a MemoryError.
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs"
 fi

@@ -47,14 +47,17 @@ Nvml load_nvml() {
   return nvml;
 }
 
+// Kept in a global, never unloaded: NVML is not shut down, and unloading it at exit would
+// race with its own teardown (a global keeps it reachable for leak checkers, too).
+Nvml* g_nvml = nullptr;
+
 std::shared_future<Nvml*>& nvml_future() {
   static std::once_flag once;
   static std::shared_future<Nvml*> future;
   std::call_once(once, [] {
     future = std::async(std::launch::async, [] {
-               // Never unloaded: NVML is not shut down, and unloading it at exit would race
-               // with its own teardown.
-               return new Nvml(load_nvml());
+               g_nvml = new Nvml(load_nvml());
+               return g_nvml;
              }).share();
   });
   return future;
