@@ -4,12 +4,11 @@
 // gives every byte back.
 //
 // Under compute-sanitizer (no kernel runs here, so memcheck checks the driver calls and,
-// with --leak-check full, that every allocation is freed):
-//   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1 \
-//     build/tests/cudatool_unit_tests \
+// with --leak-check full, that every allocation is freed), leaving out the out-of-memory
+// test, which fills the whole GPU (the sanitizer's own allocations make it meaningless):
+//   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 1
+//     build/tests/cudatool_unit_tests
 //     --gtest_filter='MemoryPoolGpu.*:-MemoryPoolGpu.OutOfMemory*'
-// (the out-of-memory test fills the whole GPU, which the sanitizer's own allocations
-// make meaningless).
 #include <gtest/gtest.h>
 
 #include <algorithm>
