@@ -1,6 +1,6 @@
 // End-to-end tests of `cudatool occupancy` through the real binary: --arch with no driver
 // at all, the text and JSON renderings, sweeps, every bad input's exit code and message,
-// and the device path through the fake driver.
+// the device path through the fake driver, and (GpuTest) a real device against its row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cudatool/device_data.hpp"
+#include "gpu_test.hpp"
 #include "process.hpp"
 
 using namespace cudatool::testing;
@@ -259,6 +261,42 @@ TEST(CliOccupancy, HelpListsTheOptions) {
   for (const char* option : {"--threads", "--regs", "--smem", "--arch", "--device", "--sweep",
                              "--sweep-regs", "--sweep-smem", "--json"})
     EXPECT_TRUE(contains(r.out, option)) << option;
+}
+
+// On a real GPU: the device's answers are its architecture row's, for every field the
+// rendering shows (the SM count aside: the row's is a reference part's).
+class CliOccupancyGpu : public cudatool::testing::GpuTest {};
+
+TEST_F(CliOccupancyGpu, DeviceAgreesWithItsArchitectureRow) {
+  const auto cc = device().compute_capability();
+  if (!cudatool::find_architecture(cc))
+    GTEST_SKIP() << "compute capability " << cc.str() << " not in the table";
+  const std::vector<std::vector<std::string>> runs = {
+      {"--threads", "256", "--regs", "37", "--smem", "10K"},
+      {"--threads", "96", "--regs", "200", "--smem", "100000", "--barriers", "3"},
+      {"--sweep", "--regs", "40", "--smem", "20K"},
+      {"--threads", "128", "--smem", "30000", "--sweep-regs"},
+      {"--threads", "512", "--regs", "64", "--sweep-smem"},
+  };
+  for (const auto& args : runs) {
+    std::vector<std::string> live_args = {"--device", std::to_string(device().ordinal()), "--json"};
+    std::vector<std::string> arch_args = {"--arch", cc.sm(), "--json"};
+    live_args.insert(live_args.end(), args.begin(), args.end());
+    arch_args.insert(arch_args.end(), args.begin(), args.end());
+    const auto live = occupancy(live_args, ProcessOptions{});
+    const auto arch = occupancy(arch_args);
+    ASSERT_EQ(live.exit_code, 0) << live.err;
+    ASSERT_EQ(arch.exit_code, 0) << arch.err;
+    json a = json::parse(live.out), b = json::parse(arch.out);
+    EXPECT_EQ(a.at("device").at("origin"), "device");
+    a.erase("device");
+    b.erase("device");
+    if (a.contains("suggestion")) {
+      a["suggestion"].erase("min_grid_size");
+      b["suggestion"].erase("min_grid_size");
+    }
+    EXPECT_EQ(a, b) << args[0] << " " << args[1];
+  }
 }
 
 }  // namespace
