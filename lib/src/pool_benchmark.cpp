@@ -527,7 +527,8 @@ class StartGate {
   Clock::time_point start_;
 };
 
-struct ThreadOutput {
+// One per thread, on its own cache lines: written after every batch.
+struct alignas(64) ThreadOutput {
   std::vector<double> samples;
   std::uint64_t timed_pairs = 0;
   std::uint64_t all_pairs = 0;  // warm-up included
