@@ -10,9 +10,6 @@
 namespace cudatool::driver {
 namespace {
 
-using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t,
-                                    CUdriverProcAddressQueryResult*);
-
 struct Loaded {
   DynamicLibrary library;
   Api api;
@@ -38,38 +35,21 @@ Loaded load() {
                                "libcuda.so.1");
   }
   loaded.api.library_path = candidate;
-  auto get_proc = reinterpret_cast<GetProcAddress>(loaded.library.symbol("cuGetProcAddress_v2"));
-  if (get_proc == nullptr) {
-    throw LibraryNotFoundError("CUDA driver too old (" + candidate +
-                                   "): it has no cuGetProcAddress_v2; cudatool needs a "
-                                   "driver for CUDA 12.0 or newer",
-                               "libcuda.so.1");
-  }
-  // The toolkit's stub libcuda.so answers every call with CUDA_ERROR_STUB_LIBRARY.
-  {
-    void* probe = nullptr;
-    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
-    if (get_proc("cuInit", &probe, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) ==
-        CUDA_ERROR_STUB_LIBRARY) {
-      throw LibraryNotFoundError("CUDA driver not found (" + candidate +
-                                     " is the toolkit's stub library, not a driver)",
-                                 "libcuda.so.1");
-    }
-  }
-  // Each entry point in the version this build's cuda.h declares; one the driver lacks
-  // stays null and throws when called (throw_missing_entry_point).
-#define CUDATOOL_RESOLVE(name)                                                           \
-  {                                                                                      \
-    void* address = nullptr;                                                             \
-    CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;                 \
-    if (get_proc(#name, &address, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) == \
-            CUDA_SUCCESS &&                                                              \
-        status == CU_GET_PROC_ADDRESS_SUCCESS) {                                         \
-      loaded.api.name = reinterpret_cast<decltype(loaded.api.name)>(address);            \
-    }                                                                                    \
-  }
+  // Each entry point by the exact symbol this build's cuda.h declares (cuDeviceTotalMem is
+  // cuDeviceTotalMem_v2 there), so each has that declaration's ABI. cuGetProcAddress with
+  // CUDA_VERSION was not: on an H100 (driver 580) cuCtxSynchronize resolved that way failed
+  // with CUDA_ERROR_CONTEXT_IS_DESTROYED right after cuCtxSetCurrent, as if the
+  // context-taking cuCtxSynchronize_v2 had been returned. A symbol the driver lacks stays
+  // null and throws when called.
+#define CUDATOOL_SYMBOL_NAME(name) #name
+#define CUDATOOL_EXPANDED_NAME(name) CUDATOOL_SYMBOL_NAME(name)
+#define CUDATOOL_RESOLVE(name)                                   \
+  loaded.api.name = reinterpret_cast<decltype(loaded.api.name)>( \
+      loaded.library.symbol(CUDATOOL_EXPANDED_NAME(name)));
   CUDATOOL_DRIVER_FUNCTIONS(CUDATOOL_RESOLVE)
 #undef CUDATOOL_RESOLVE
+#undef CUDATOOL_EXPANDED_NAME
+#undef CUDATOOL_SYMBOL_NAME
   if (loaded.api.cuDriverGetVersion) loaded.api.cuDriverGetVersion(&loaded.api.driver_version);
   return loaded;
 }

@@ -131,17 +131,21 @@ TEST(CliFakeDriver, StubLibraryIsNoDriver) {
 }
 
 TEST(CliFakeDriver, DriverTooOldForAnEntryPoint) {
-  auto r = run_cudatool({"devices"}, with_fake_driver({{"FAKE_CUDA_MISSING", "cuDeviceGetUuid"},
-                                                       {"FAKE_CUDA_DRIVER_VERSION", "12020"}}));
+  // The "old" fake lacks cuDeviceGetUuid_v2: listing needs it, one attribute does not.
+  ProcessOptions old;
+  old.env["CUDATOOL_LIBCUDA"] = std::string(CUDATOOL_FAKE_LIBCUDA_OLD);
+  old.env["FAKE_CUDA_DRIVER_VERSION"] = "12020";
+  auto r = run_cudatool({"devices"}, old);
   EXPECT_EQ(r.exit_code, 3);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("CUDA driver too old: it lacks cuDeviceGetUuid (driver supports CUDA 12.2"),
             std::string::npos)
       << r.err;
-  ProcessOptions old;
-  old.env["CUDATOOL_LIBCUDA"] = std::string(CUDATOOL_FAKE_LIBCUDA_OLD);
-  r = run_cudatool({"devices"}, old);
-  EXPECT_EQ(r.exit_code, 3);
-  EXPECT_NE(r.err.find("no cuGetProcAddress_v2"), std::string::npos) << r.err;
+  old.env["HOME"] = "/nonexistent-home";
+  old.env["CUDA_DEVICE"] = std::nullopt;
+  r = run_cudatool({"attrs", "warp_size"}, old);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "warp_size  32\n");
 }
 
 TEST(CliFakeDriver, DeviceSelectionErrors) {
@@ -225,7 +229,7 @@ TEST_F(CliGpu, EmptyVisibleDevicesIsNoDevice) {
 }
 
 TEST_F(CliGpu, VisibleDevicesReordersAndSelectsByUuid) {
-  require_devices(2);
+  CUDATOOL_REQUIRE_DEVICES(2);
   const std::string second_uuid = cudatool::Device(1).uuid();
   ProcessOptions options;
   options.env["CUDA_VISIBLE_DEVICES"] = "1";

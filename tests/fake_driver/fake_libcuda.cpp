@@ -4,13 +4,13 @@
 //   FAKE_CUDA_INIT_RESULT    CUresult that cuInit returns (default 0; 100 = no device)
 //   FAKE_CUDA_DEVICES        comma-separated compute capabilities, one per device
 //                            (default "9.0,8.0"; "" for none)
-//   FAKE_CUDA_MISSING        comma-separated entry points cuGetProcAddress does not have
 //   FAKE_CUDA_REJECT_ATTRS   comma-separated attribute numbers cuDeviceGetAttribute rejects
 //   FAKE_CUDA_DRIVER_VERSION cuDriverGetVersion's answer (default 13000)
 //   FAKE_CUDA_MEMORY         bytes each fake device has (default 80 GiB); cuMemAlloc
 //                            fails with CUDA_ERROR_OUT_OF_MEMORY beyond it
-// Built with -DFAKE_CUDA_NO_PROC_ADDRESS it lacks cuGetProcAddress_v2 altogether (a driver
-// older than CUDA 12).
+// Entry points are exported under the symbols cuda.h declares (cuDeviceTotalMem_v2, ...),
+// as the real driver does. Built with -DFAKE_CUDA_OLD it lacks cuDeviceGetUuid_v2 (a
+// driver too old for an entry point cudatool uses).
 #include <cuda.h>
 
 #include <atomic>
@@ -55,6 +55,7 @@ std::vector<FakeDevice> devices() {
 
 std::atomic<bool> g_initialised{false};
 std::atomic<unsigned long long> g_allocated{0};
+thread_local CUcontext g_current = nullptr;
 
 unsigned long long memory_per_device() {
   return std::strtoull(env("FAKE_CUDA_MEMORY", "85899345920").c_str(), nullptr, 10);
@@ -66,17 +67,21 @@ CUresult check_device(CUdevice d) {
                                                           : CUDA_ERROR_INVALID_DEVICE;
 }
 
-CUresult fake_cuInit(unsigned int) {
+}  // namespace
+
+extern "C" {
+
+CUresult CUDAAPI cuInit(unsigned int) {
   const auto result = static_cast<CUresult>(std::atoi(env("FAKE_CUDA_INIT_RESULT", "0").c_str()));
   if (result == CUDA_SUCCESS && devices().empty()) return CUDA_ERROR_NO_DEVICE;
   if (result == CUDA_SUCCESS) g_initialised = true;
   return result;
 }
-CUresult fake_cuDriverGetVersion(int* v) {
+CUresult CUDAAPI cuDriverGetVersion(int* v) {
   *v = std::atoi(env("FAKE_CUDA_DRIVER_VERSION", "13000").c_str());
   return CUDA_SUCCESS;
 }
-CUresult fake_cuGetErrorName(CUresult r, const char** s) {
+CUresult CUDAAPI cuGetErrorName(CUresult r, const char** s) {
   switch (r) {
     case CUDA_SUCCESS:
       *s = "CUDA_SUCCESS";
@@ -104,7 +109,7 @@ CUresult fake_cuGetErrorName(CUresult r, const char** s) {
       return CUDA_ERROR_INVALID_VALUE;
   }
 }
-CUresult fake_cuGetErrorString(CUresult r, const char** s) {
+CUresult CUDAAPI cuGetErrorString(CUresult r, const char** s) {
   switch (r) {
     case CUDA_ERROR_INVALID_VALUE:
       *s = "invalid argument";
@@ -123,32 +128,34 @@ CUresult fake_cuGetErrorString(CUresult r, const char** s) {
       return CUDA_ERROR_INVALID_VALUE;
   }
 }
-CUresult fake_cuDeviceGetCount(int* n) {
+CUresult CUDAAPI cuDeviceGetCount(int* n) {
   if (!g_initialised) return CUDA_ERROR_NOT_INITIALIZED;
   *n = static_cast<int>(devices().size());
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDeviceGet(CUdevice* d, int ordinal) {
+CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
   if (CUresult r = check_device(ordinal)) return r;
   *d = ordinal;
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDeviceGetName(char* name, int len, CUdevice d) {
+CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   std::snprintf(name, static_cast<std::size_t>(len), "Fake GPU %d", d);
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDeviceGetUuid(CUuuid* uuid, CUdevice d) {
+#ifndef FAKE_CUDA_OLD
+CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   for (int i = 0; i < 16; ++i) uuid->bytes[i] = static_cast<char>(i == 15 ? d : 0x10 * (d + 1) + i);
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDeviceTotalMem(size_t* bytes, CUdevice d) {
+#endif
+CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   *bytes = memory_per_device();
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice d) {
+CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   if (a <= 0 || a >= CU_DEVICE_ATTRIBUTE_MAX || listed("FAKE_CUDA_REJECT_ATTRS", std::to_string(a)))
     return CUDA_ERROR_INVALID_VALUE;
@@ -184,12 +191,12 @@ CUresult fake_cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice d)
   }
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
+CUresult CUDAAPI cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   std::snprintf(id, static_cast<std::size_t>(len), "0000:%02X:00.0", d + 1);
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDeviceGetByPCIBusId(CUdevice* d, const char* id) {
+CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice* d, const char* id) {
   unsigned domain = 0, bus = 0, dev = 0, fn = 0;
   if (std::sscanf(id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4)
     return CUDA_ERROR_INVALID_VALUE;
@@ -197,40 +204,39 @@ CUresult fake_cuDeviceGetByPCIBusId(CUdevice* d, const char* id) {
   *d = static_cast<CUdevice>(bus) - 1;
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
+CUresult CUDAAPI cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
   if (CUresult r = check_device(a)) return r;
   if (CUresult r = check_device(b)) return r;
   *can = a != b;
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   *ctx = reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(0x1000 + d));
   return CUDA_SUCCESS;
 }
-CUresult fake_cuDevicePrimaryCtxRelease(CUdevice d) {
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice d) {
   return check_device(d);
 }
-thread_local CUcontext g_current = nullptr;
-CUresult fake_cuCtxSetCurrent(CUcontext c) {
+CUresult CUDAAPI cuCtxSetCurrent(CUcontext c) {
   g_current = c;
   return CUDA_SUCCESS;
 }
-CUresult fake_cuCtxGetCurrent(CUcontext* c) {
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext* c) {
   *c = g_current;
   return CUDA_SUCCESS;
 }
-CUresult fake_cuCtxSynchronize() {
+CUresult CUDAAPI cuCtxSynchronize() {
   return g_current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
-CUresult fake_cuMemGetInfo(size_t* free_bytes, size_t* total) {
+CUresult CUDAAPI cuMemGetInfo(size_t* free_bytes, size_t* total) {
   if (!g_current) return CUDA_ERROR_INVALID_CONTEXT;
   *total = memory_per_device();
   *free_bytes = *total - g_allocated.load();
   return CUDA_SUCCESS;
 }
 // Device memory is host memory here, counted against FAKE_CUDA_MEMORY.
-CUresult fake_cuMemAlloc(CUdeviceptr* p, size_t bytes) {
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   if (!g_current) return CUDA_ERROR_INVALID_CONTEXT;
   if (bytes == 0) return CUDA_ERROR_INVALID_VALUE;
   if (g_allocated.load() + bytes > memory_per_device()) return CUDA_ERROR_OUT_OF_MEMORY;
@@ -241,73 +247,21 @@ CUresult fake_cuMemAlloc(CUdeviceptr* p, size_t bytes) {
   *p = reinterpret_cast<CUdeviceptr>(block + 1);
   return CUDA_SUCCESS;
 }
-CUresult fake_cuMemFree(CUdeviceptr p) {
+CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
   if (!p) return CUDA_SUCCESS;
   auto* block = reinterpret_cast<size_t*>(p) - 1;
   g_allocated -= block[0];
   std::free(block);
   return CUDA_SUCCESS;
 }
-CUresult fake_cuMemHostAlloc(void** p, size_t bytes, unsigned int) {
+CUresult CUDAAPI cuMemHostAlloc(void** p, size_t bytes, unsigned int) {
   if (!g_current) return CUDA_ERROR_INVALID_CONTEXT;
   *p = std::malloc(bytes ? bytes : 1);
   return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
-CUresult fake_cuMemFreeHost(void* p) {
+CUresult CUDAAPI cuMemFreeHost(void* p) {
   std::free(p);
   return CUDA_SUCCESS;
 }
 
-struct Entry {
-  const char* name;
-  void* function;
-};
-const Entry kEntries[] = {
-    {"cuInit", reinterpret_cast<void*>(&fake_cuInit)},
-    {"cuDriverGetVersion", reinterpret_cast<void*>(&fake_cuDriverGetVersion)},
-    {"cuGetErrorName", reinterpret_cast<void*>(&fake_cuGetErrorName)},
-    {"cuGetErrorString", reinterpret_cast<void*>(&fake_cuGetErrorString)},
-    {"cuDeviceGetCount", reinterpret_cast<void*>(&fake_cuDeviceGetCount)},
-    {"cuDeviceGet", reinterpret_cast<void*>(&fake_cuDeviceGet)},
-    {"cuDeviceGetName", reinterpret_cast<void*>(&fake_cuDeviceGetName)},
-    {"cuDeviceGetUuid", reinterpret_cast<void*>(&fake_cuDeviceGetUuid)},
-    {"cuDeviceTotalMem", reinterpret_cast<void*>(&fake_cuDeviceTotalMem)},
-    {"cuDeviceGetAttribute", reinterpret_cast<void*>(&fake_cuDeviceGetAttribute)},
-    {"cuDeviceGetPCIBusId", reinterpret_cast<void*>(&fake_cuDeviceGetPCIBusId)},
-    {"cuDeviceGetByPCIBusId", reinterpret_cast<void*>(&fake_cuDeviceGetByPCIBusId)},
-    {"cuDeviceCanAccessPeer", reinterpret_cast<void*>(&fake_cuDeviceCanAccessPeer)},
-    {"cuDevicePrimaryCtxRetain", reinterpret_cast<void*>(&fake_cuDevicePrimaryCtxRetain)},
-    {"cuDevicePrimaryCtxRelease", reinterpret_cast<void*>(&fake_cuDevicePrimaryCtxRelease)},
-    {"cuCtxSetCurrent", reinterpret_cast<void*>(&fake_cuCtxSetCurrent)},
-    {"cuCtxGetCurrent", reinterpret_cast<void*>(&fake_cuCtxGetCurrent)},
-    {"cuCtxSynchronize", reinterpret_cast<void*>(&fake_cuCtxSynchronize)},
-    {"cuMemGetInfo", reinterpret_cast<void*>(&fake_cuMemGetInfo)},
-    {"cuMemAlloc", reinterpret_cast<void*>(&fake_cuMemAlloc)},
-    {"cuMemFree", reinterpret_cast<void*>(&fake_cuMemFree)},
-    {"cuMemHostAlloc", reinterpret_cast<void*>(&fake_cuMemHostAlloc)},
-    {"cuMemFreeHost", reinterpret_cast<void*>(&fake_cuMemFreeHost)},
-};
-
-}  // namespace
-
-#ifndef FAKE_CUDA_NO_PROC_ADDRESS
-extern "C" __attribute__((visibility("default"))) CUresult cuGetProcAddress_v2(
-    const char* symbol, void** pfn, int, cuuint64_t, CUdriverProcAddressQueryResult* status) {
-  *pfn = nullptr;
-  if (!listed("FAKE_CUDA_MISSING", symbol)) {
-    for (const Entry& e : kEntries) {
-      if (std::strcmp(e.name, symbol) == 0) {
-        *pfn = e.function;
-        if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
-        return CUDA_SUCCESS;
-      }
-    }
-  }
-  if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  return CUDA_ERROR_NOT_FOUND;
-}
-#else
-extern "C" __attribute__((visibility("default"))) CUresult cuInit(unsigned int flags) {
-  return fake_cuInit(flags);
-}
-#endif
+}  // extern "C"

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -23,11 +23,19 @@ std::vector<std::string> enumerators_in_cuda_h() {
   EXPECT_NE(begin, std::string::npos);
   EXPECT_NE(end, std::string::npos);
   const std::string body = header.substr(begin, end - begin);
+  // Each enumerator starts a line: "    CU_DEVICE_ATTRIBUTE_NAME = 1, /**< ... */".
   std::vector<std::string> names;
-  const std::regex enumerator(R"(\n\s*(CU_DEVICE_ATTRIBUTE_\w+))");
-  for (auto it = std::sregex_iterator(body.begin(), body.end(), enumerator);
-       it != std::sregex_iterator(); ++it)
-    names.push_back((*it)[1]);
+  std::istringstream lines(body);
+  for (std::string line; std::getline(lines, line);) {
+    const auto start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line.compare(start, 20, "CU_DEVICE_ATTRIBUTE_") != 0)
+      continue;
+    auto end = start;
+    while (end < line.size() &&
+           (std::isalnum(static_cast<unsigned char>(line[end])) || line[end] == '_'))
+      ++end;
+    names.push_back(line.substr(start, end - start));
+  }
   return names;
 }
 

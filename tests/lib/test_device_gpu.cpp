@@ -89,7 +89,7 @@ TEST_F(DeviceGpu, DefaultContextFollowsSelection) {
 }
 
 TEST_F(DeviceGpu, PeerAccessMatrixOnSeveralDevices) {
-  require_devices(2);
+  CUDATOOL_REQUIRE_DEVICES(2);
   const DeviceListing listing = list_devices(false);
   ASSERT_EQ(listing.peer_access.size(), listing.devices.size());
   const auto all = Device::all();

@@ -50,9 +50,9 @@ void GpuTest::SetUp() {
   if (found.devices.empty()) GTEST_SKIP() << found.skip_reason;
 }
 
-void GpuTest::require_devices(std::size_t n) {
-  if (devices().size() < n)
-    GTEST_SKIP() << "needs " << n << " GPUs, " << devices().size() << " selected";
+std::string GpuTest::missing_devices(std::size_t n) {
+  if (devices().size() >= n) return "";
+  return "needs " + std::to_string(n) + " GPUs, " + std::to_string(devices().size()) + " selected";
 }
 
 }  // namespace cudatool::testing

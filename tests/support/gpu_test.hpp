@@ -29,8 +29,15 @@ class GpuTest : public ::testing::Test {
   // The selected devices (at least one once SetUp passed).
   static const std::vector<Device>& devices() { return gpu_test_devices().devices; }
   static const Device& device() { return devices().front(); }
-  // Skips unless `n` devices are selected.
-  void require_devices(std::size_t n);
+  // Why a test that needs `n` devices cannot run, or "" when it can. Use through
+  // CUDATOOL_REQUIRE_DEVICES, which returns from the test itself.
+  static std::string missing_devices(std::size_t n);
 };
+
+// Skips the calling test unless `n` devices are selected (GTEST_SKIP must be in the test
+// body: inside a helper it would only leave the helper).
+#define CUDATOOL_REQUIRE_DEVICES(n)                                                           \
+  if (const std::string why = ::cudatool::testing::GpuTest::missing_devices(n); !why.empty()) \
+  GTEST_SKIP() << why
 
 }  // namespace cudatool::testing
