@@ -1,9 +1,9 @@
 // The CUDA driver API, opened at run time. libcuda.so.1 is found by the system loader's
 // search (never the toolkit's stubs directory, whose libcuda.so fails every call); the
 // environment variable CUDATOOL_LIBCUDA names another file instead (tests use it for a
-// fake driver and for "no driver"). Entry points are resolved once, through
-// cuGetProcAddress with the CUDA version this build was compiled against, so each one has
-// the ABI of the cuda.h we compiled with.
+// fake driver and for "no driver"). Entry points are resolved once, by the exact symbol
+// the cuda.h we compiled with declares (dlsym of cuDeviceTotalMem_v2 for
+// cuDeviceTotalMem), so each one has that declaration's ABI.
 //
 // Every call goes through CUDATOOL_CU, the one checked wrapper: a failure throws the
 // error class that fits the CUresult (error.hpp), naming the call, the result's name and
@@ -18,7 +18,7 @@
 
 // Every driver entry point cudatool uses. Names are the cuda.h API names; where cuda.h
 // maps one to a versioned symbol (cuDeviceTotalMem -> cuDeviceTotalMem_v2), the member
-// below has the versioned type and cuGetProcAddress returns the matching variant.
+// below has the versioned type and is resolved by the versioned symbol.
 #define CUDATOOL_DRIVER_FUNCTIONS(X)                      \
   X(cuInit)                                               \
   X(cuDriverGetVersion)                                   \
@@ -86,7 +86,7 @@ struct Api {
 };
 
 // The loaded library with its entry points resolved; does not call cuInit. Throws
-// LibraryNotFoundError when the library is missing or has no cuGetProcAddress.
+// LibraryNotFoundError when the library is missing.
 const Api& api();
 
 // api(), plus cuInit(0) once per process. Throws LibraryNotFoundError for no driver (or
