@@ -11,6 +11,8 @@ section "GPU tests, verbose (occupancy, compile, pools)"
 for filter in 'OccupancyGpu*' 'CompileGpu*' 'MemoryPoolGpu*' 'DeviceGpu*'; do
   "$build/tests/cudatool_unit_tests" --gtest_filter="$filter" 2>&1 | grep -vE '^\[ +(RUN|OK) ' | tail -25
 done
+section "cubin vs ptxas report for sm_90 (alone, verbose)"
+"$build/tests/cudatool_unit_tests" --gtest_filter='Architectures/CubinAgainstPtxas.*' 2>&1 | tail -15
 section "foundation"
 bash tools/gpu-foundation.sh "$build" 2>&1
 section "compile --load over the corpus"
@@ -31,3 +33,7 @@ command -v compute-sanitizer >/dev/null &&
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
     "$build/tests/cudatool_unit_tests" --gtest_filter='MemoryPoolGpu.*:-MemoryPoolGpu.OutOfMemory*' 2>&1 | tail -8
 echo "[memcheck exit ${PIPESTATUS[0]}]"
+command -v compute-sanitizer >/dev/null &&
+  compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+    "$ct" bench-pool --backend device --iterations 2000 --warmup 100 --no-progress 2>&1 | tail -6
+echo "[memcheck bench-pool exit ${PIPESTATUS[0]}]"

@@ -88,7 +88,7 @@ TEST_F(MemoryPoolGpu, PinnedPoolIsPageLockedAndMapped) {
   EXPECT_EQ(std::memcmp(in.get(), out.get(), kBytes), 0);
   void* first = in.get();
   in.free();
-  EXPECT_EQ(pinned.allocate(kBytes - 5).get(), first);  // reused from its bin
+  EXPECT_EQ(pinned.allocate(kBytes + 5).get(), first);  // reused: the same bin as kBytes
   // Write-combined memory is allocated too (reading it from the host is merely slow).
   PageLockedMemoryPool wc{PageLockedAllocator(context_, CU_MEMHOSTALLOC_WRITECOMBINED)};
   auto w = wc.allocate(4096);
