@@ -1,5 +1,6 @@
 #include "cudatool/compile_cache.hpp"
 #include "cudatool/units.hpp"
+#include "file_io.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -31,26 +32,6 @@ bool truthy(const char* value) {
 std::string env(const char* name) {
   const char* value = std::getenv(name);
   return value ? value : "";
-}
-
-// The whole file, or nullopt when it cannot be read.
-std::optional<std::string> read_file(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string data;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      ::close(fd);
-      return std::nullopt;
-    }
-    if (n == 0) break;
-    data.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return data;
 }
 
 bool is_entry(const fs::directory_entry& e) {
@@ -111,7 +92,7 @@ void CompileCache::disable(const std::string& why) {
 std::optional<std::string> CompileCache::load(const std::string& key) {
   if (!enabled()) return std::nullopt;
   const fs::path path = entry_path(key);
-  auto data = read_file(path);
+  auto data = detail::read_file(path);
   if (!data) return std::nullopt;
   // Header: magic, "size N\n", "sha256 HEX\n", then the payload.
   auto damaged = [&]() -> std::optional<std::string> {

@@ -1,4 +1,5 @@
 #include "cudatool/compiler.hpp"
+#include "file_io.hpp"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -26,23 +27,6 @@
 namespace cudatool {
 namespace fs = std::filesystem;
 namespace {
-
-std::optional<std::string> read_text(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::string data;
-  char buffer[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      if (n < 0) return std::nullopt;
-      return data;
-    }
-    data.append(buffer, static_cast<std::size_t>(n));
-  }
-}
 
 void write_text(const fs::path& path, std::string_view data) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -248,7 +232,7 @@ IncludeScan scan_includes(const CompileRequest& r) {
         resolved = true;
         if (!seen.insert(candidate.string()).second) break;
         scan.found.push_back(candidate);
-        if (auto text = read_text(candidate))
+        if (auto text = detail::read_file(candidate))
           stack.push_back({std::move(*text), candidate.parent_path(), current.depth + 1});
         break;
       }
@@ -413,7 +397,7 @@ CompileResult compile_nvcc(const CompileRequest& r) {
   result.log = out.output;
   if (out.status != 0)
     throw_compile_error(r, result.log, result.options, "nvcc " + result.compiler_version);
-  auto image = read_text(output);
+  auto image = detail::read_file(output);
   if (!image || image->empty()) throw RuntimeError("nvcc produced no " + output.string());
   result.image = std::move(*image);
   if (r.keep_dir) {
@@ -551,7 +535,7 @@ std::string cache_key(const CompileRequest& r) {
   const IncludeScan scan = scan_includes(r);
   for (const auto& path : scan.found) {
     h.field(path.string());
-    h.field(read_text(path).value_or("<unreadable>"));
+    h.field(detail::read_file(path).value_or("<unreadable>"));
   }
   for (const auto& name : scan.unresolved) h.field("unresolved:" + name);
   return h.hex_digest();
