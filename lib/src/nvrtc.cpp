@@ -56,8 +56,11 @@ struct State {
   std::exception_ptr error;
 };
 
+// Never destroyed, so the library is never unloaded: unloading it at exit gains nothing
+// and would leave what it allocated for itself unreachable (LeakSanitizer then reports
+// NVRTC's own buffers).
 State& state() {
-  static State s;
+  static State& s = *new State;
   return s;
 }
 

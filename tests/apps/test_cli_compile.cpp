@@ -335,7 +335,10 @@ TEST_F(CliCompile, ThreadsAddsOccupancyOnTheTarget) {
       {"compile", corpus("launch_bounds.cu"), "--arch", "sm_90", "--threads", "128", "--json"},
       options());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const auto& k : nlohmann::json::parse(r.out)["kernels"]) {
+  // The parsed document must outlive the loop (a range-for over a member of a temporary
+  // reads freed memory).
+  const nlohmann::json document = nlohmann::json::parse(r.out);
+  for (const auto& k : document["kernels"]) {
     if (k["name"] == "bounded_128") {
       EXPECT_EQ(k["occupancy"]["threads"], 128);
       EXPECT_GT(k["occupancy"]["tb_per_mp"].get<int>(), 0);
