@@ -35,7 +35,7 @@
   X(cuDeviceCanAccessPeer)                                \
   X(cuDevicePrimaryCtxRetain)                             \
   X(cuDevicePrimaryCtxRelease)                            \
-  X(cuDevicePrimaryCtxGetState)                            \
+  X(cuDevicePrimaryCtxGetState)                           \
   X(cuCtxSetCurrent)                                      \
   X(cuCtxGetCurrent)                                      \
   X(cuCtxPushCurrent)                                     \
