@@ -11,7 +11,7 @@
 # nvcc; a cache hit <= 10 ms and >= 20x faster than cold).
 # Usage: bench/compile.sh [CUDATOOL] [ROUNDS] [ARCH]
 set -euo pipefail
-[[ -n ${EPOCHREALTIME:-} ]] || { echo "compile.sh: needs bash 5 (EPOCHREALTIME)" >&2; exit 1; }
+source "$(dirname "$0")/timing.sh"
 cudatool=${1:-cudatool}
 rounds=${2:-20}
 arch=${3:-sm_90}
@@ -35,22 +35,11 @@ declare -A commands=(
   [cudatool_version]="$cudatool --version"
 )
 order=(nvcc_cubin cudatool_cold cudatool_nvcc_cold cudatool_cache_hit cudatool_version)
-for name in "${order[@]}"; do ${commands[$name]} >/dev/null; done  # warm-up; fills the cache
-for ((r = 0; r < rounds; ++r)); do
-  for name in "${order[@]}"; do
-    start=$EPOCHREALTIME # bash's clock: no process of its own inside the interval
-    ${commands[$name]} >/dev/null
-    end=$EPOCHREALTIME
-    echo "$(((${end/./} - ${start/./})))" >>"$work/$name"
-  done
-done
-stat() { # median and p90 of microsecond samples, in ms
-  sort -n "$1" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; p=a[int(NR*0.9+0.5)]; printf "%.1f %.1f\n", m/1000, p/1000}'
-}
+time_rounds "$rounds" "$work" "${order[@]}"  # its warm-up fills the cache
 declare -A median
 printf '%-22s %10s %10s\n' command median_ms p90_ms
 for name in "${order[@]}"; do
-  read -r m p < <(stat "$work/$name")
+  read -r m p < <(sample_stats "$work/$name" 1)
   median[$name]=$m
   printf '%-22s %10s %10s\n' "$name" "$m" "$p"
 done

@@ -5,6 +5,7 @@
 # of the machine hits all alike. Prints the median and p90 in ms and the ratio to the floor.
 # Usage: bench/devices.sh [CUDATOOL] [ROUNDS]   (on a GPU machine; needs gcc and the driver)
 set -euo pipefail
+source "$(dirname "$0")/timing.sh"
 cudatool=${1:-cudatool}
 rounds=${2:-30}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,22 +25,11 @@ declare -A commands=(
   [nvidia_smi_L]="nvidia-smi -L"
 )
 order=(bare_driver cudatool_devices cudatool_devices_no_nvml cudatool_attrs nvidia_smi_L)
-for name in "${order[@]}"; do ${commands[$name]} >/dev/null; done  # warm-up: page cache, driver
-for ((r = 0; r < rounds; ++r)); do
-  for name in "${order[@]}"; do
-    start=$(date +%s%N)
-    ${commands[$name]} >/dev/null
-    end=$(date +%s%N)
-    echo "$(( (end - start) / 1000 ))" >>"$work/$name"
-  done
-done
-stat() {  # median and p90 of microsecond samples, in ms
-  sort -n "$1" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; p=a[int(NR*0.9+0.5)]; printf "%.1f %.1f\n", m/1000, p/1000}'
-}
-read -r floor _ < <(stat "$work/bare_driver")
+time_rounds "$rounds" "$work" "${order[@]}"  # its warm-up loads the driver and the page cache
+read -r floor _ < <(sample_stats "$work/bare_driver" 1)
 printf '%-28s %10s %10s %8s\n' command median_ms p90_ms vs_floor
 for name in "${order[@]}"; do
-  read -r median p90 < <(stat "$work/$name")
+  read -r median p90 < <(sample_stats "$work/$name" 1)
   printf '%-28s %10s %10s %8s\n' "$name" "$median" "$p90" "$(awk -v a="$median" -v b="$floor" 'BEGIN{printf "%.2fx", a/b}')"
 done
 echo "rounds: $rounds; machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"

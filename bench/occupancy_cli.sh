@@ -10,7 +10,7 @@
 # Prints the median and p90 in ms; the goal is occupancy <= 5 ms on a 2-core machine.
 # Usage: bench/occupancy_cli.sh [CUDATOOL] [ROUNDS]
 set -euo pipefail
-[[ -n ${EPOCHREALTIME:-} ]] || { echo "occupancy_cli.sh: needs bash 5 (EPOCHREALTIME)" >&2; exit 1; }
+source "$(dirname "$0")/timing.sh"
 cudatool=${1:-cudatool}
 rounds=${2:-50}
 work=$(mktemp -d)
@@ -25,22 +25,11 @@ declare -A commands=(
   [version]="$cudatool --version"
 )
 order=(occupancy occupancy_json sweep sweep_regs version)
-for name in "${order[@]}"; do ${commands[$name]} >/dev/null; done # warm-up: page cache
-for ((r = 0; r < rounds; ++r)); do
-  for name in "${order[@]}"; do
-    start=$EPOCHREALTIME # bash's clock: no process of its own inside the interval
-    ${commands[$name]} >/dev/null
-    end=$EPOCHREALTIME
-    echo "$(((${end/./} - ${start/./})))" >>"$work/$name"
-  done
-done
-stat() { # median and p90 of microsecond samples, in ms
-  sort -n "$1" | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; p=a[int(NR*0.9+0.5)]; printf "%.2f %.2f\n", m/1000, p/1000}'
-}
+time_rounds "$rounds" "$work" "${order[@]}"
 declare -A median
 printf '%-16s %10s %10s\n' command median_ms p90_ms
 for name in "${order[@]}"; do
-  read -r m p < <(stat "$work/$name")
+  read -r m p < <(sample_stats "$work/$name" 2)
   median[$name]=$m
   printf '%-16s %10s %10s\n' "$name" "$m" "$p"
 done
