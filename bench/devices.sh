@@ -20,11 +20,11 @@ cc=$(command -v gcc || command -v cc || command -v g++) || { echo "devices.sh: n
 declare -A commands=(
   [bare_driver]="$work/bare_driver"
   [cudatool_devices]="$cudatool devices"
-  [cudatool_devices_no_nvml]="$cudatool devices --no-memory-usage"
+  [cudatool_devices_memory]="$cudatool devices --memory-usage"
   [cudatool_attrs]="$cudatool attrs"
   [nvidia_smi_L]="nvidia-smi -L"
 )
-order=(bare_driver cudatool_devices cudatool_devices_no_nvml cudatool_attrs nvidia_smi_L)
+order=(bare_driver cudatool_devices cudatool_devices_memory cudatool_attrs nvidia_smi_L)
 time_rounds "$rounds" "$work" "${order[@]}"  # its warm-up loads the driver and the page cache
 read -r floor _ < <(sample_stats "$work/bare_driver" 1)
 printf '%-28s %10s %10s %8s\n' command median_ms p90_ms vs_floor

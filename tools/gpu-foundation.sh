@@ -9,7 +9,8 @@ run() { echo "\$ $*"; "$@"; echo "[exit $?]"; }
 run nvidia-smi -L
 run nvidia-smi --query-gpu=index,pci.bus_id,uuid,memory.total,memory.free --format=csv
 run "$ct" devices
-run "$ct" devices --json
+run "$ct" devices --memory-usage
+run "$ct" devices --json --memory-usage
 run "$ct" attrs --device 0 multiprocessor_count max_shared_memory_per_block_optin warp_size compute_capability_major
 "$ct" attrs | wc -l
 run "$ct" devices --min-count 2

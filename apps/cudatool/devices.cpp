@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "cudatool/device_info.hpp"
@@ -18,18 +19,24 @@ struct DevicesOptions {
   std::optional<int> min_count;
   std::optional<std::string> min_cc;
   std::optional<std::string> min_memory;
-  bool no_memory_usage = false;
+  bool memory_usage = false;
 };
 
 void render_text(const DeviceListing& listing) {
-  std::size_t name_width = 4;
-  for (const auto& d : listing.devices) name_width = std::max(name_width, d.name.size());
+  // Columns as wide as their widest entry.
+  std::vector<std::string> memory;
+  std::size_t name_width = 0, memory_width = 0;
   for (const auto& d : listing.devices) {
-    std::string memory = format_bytes(d.total_memory);
-    if (d.memory_usage) memory += " (" + format_bytes(d.memory_usage->free) + " free)";
-    std::cout << d.ordinal << "  " << pad(d.name, name_width) << "  sm_"
-              << d.compute_capability.major << d.compute_capability.minor << "  " << pad(memory, 24)
-              << "  " << d.multiprocessor_count << " SMs  " << d.pci_bus_id << '\n';
+    memory.push_back(format_bytes(d.total_memory));
+    if (d.memory_usage) memory.back() += " (" + format_bytes(d.memory_usage->free) + " free)";
+    name_width = std::max(name_width, d.name.size());
+    memory_width = std::max(memory_width, memory.back().size());
+  }
+  for (std::size_t i = 0; i < listing.devices.size(); ++i) {
+    const DeviceInfo& d = listing.devices[i];
+    std::cout << d.ordinal << "  " << pad(d.name, name_width) << "  " << d.compute_capability.sm()
+              << "  " << pad(memory[i], memory_width) << "  " << d.multiprocessor_count << " SMs  "
+              << d.pci_bus_id << '\n';
   }
   if (!listing.peer_access.empty()) {
     std::cout << "peer access:";
@@ -57,8 +64,10 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
                   "A device qualifies only with at least this compute capability (8.0, sm_90)");
   sub->add_option("--min-memory", options->min_memory,
                   "A device qualifies only with at least this much memory (40G, 80GiB)");
-  sub->add_flag("--no-memory-usage", options->no_memory_usage,
-                "Do not ask NVML for free and used memory");
+  // Off by default: NVML's initialisation adds 10-30 ms to a listing that otherwise costs
+  // what cuInit costs (bench/RESULTS.md), and the listing is meant to be that fast.
+  sub->add_flag("--memory-usage", options->memory_usage,
+                "Also show free and used memory (from NVML, where it is installed)");
 
   return {sub, [options, &global]() {
             DeviceRequirements requirements;
@@ -71,7 +80,7 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
 
             DeviceListing listing;
             try {
-              listing = list_devices(!options->no_memory_usage);
+              listing = list_devices(options->memory_usage);
             } catch (const DeviceNotFoundError&) {
               // No visible device answers "--min-count 0" and fails anything else.
               if (requirements.min_count == 0 && !requirements.min_compute_capability &&

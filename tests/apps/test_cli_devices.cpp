@@ -69,7 +69,7 @@ TEST(CliNoDriver, AttributeNamesAreCheckedFirst) {
 }
 
 TEST(CliFakeDriver, DevicesListsEveryDevice) {
-  const auto r = run_cudatool({"devices", "--no-memory-usage"}, with_fake_driver());
+  const auto r = run_cudatool({"devices"}, with_fake_driver());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(count_lines(r.out), 3);  // two devices and the peer-access line
   EXPECT_NE(r.out.find("0  Fake GPU 0  sm_90  80 GiB"), std::string::npos) << r.out;
