@@ -16,10 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-int count_lines(const std::string& text) {
-  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
-
 std::vector<std::string> bench(std::vector<std::string> extra) {
   std::vector<std::string> args = {"bench-pool", "--iterations", "3000", "--warmup", "100"};
   args.insert(args.end(), extra.begin(), extra.end());
@@ -124,8 +120,7 @@ TEST(CliBenchPool, BadInputIsOneLineWithExitTwo) {
 }
 
 TEST(CliBenchPool, DeviceBackendWithoutDriverHintsAtHost) {
-  ProcessOptions options;
-  options.env["CUDATOOL_LIBCUDA"] = "/nonexistent/libcuda.so.1";
+  const ProcessOptions options = without_driver();
   for (const char* backend : {"device", "pinned"}) {
     const auto r = run_cudatool(bench({"--backend", backend}), options);
     EXPECT_EQ(r.exit_code, 3) << r.err;

@@ -204,7 +204,7 @@ TEST_F(CliCompile, TheBinaryDoesNotLinkNvrtc) {
 
 TEST_F(CliCompile, ArchDefaultsToTheDevicesAndIsRequiredWithoutOne) {
   auto o = options();
-  o.env["CUDATOOL_LIBCUDA"] = "/nonexistent/libcuda.so.1";
+  o.env["CUDATOOL_LIBCUDA"] = kMissingDriver;
   auto r = run_cudatool({"compile", corpus("saxpy.cu")}, o);
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_NE(r.err.find("--arch is required"), std::string::npos) << r.err;

@@ -11,20 +11,6 @@
 using namespace cudatool::testing;
 using nlohmann::json;
 
-namespace {
-
-ProcessOptions no_driver() {
-  ProcessOptions options;
-  options.env["CUDATOOL_LIBCUDA"] = "/nonexistent/libcuda.so.1";
-  return options;
-}
-
-int count_lines(const std::string& text) {
-  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
-
-}  // namespace
-
 TEST(CliGlobal, VersionAndHelp) {
   auto r = run_cudatool({"--version"});
   EXPECT_EQ(r.exit_code, 0);
@@ -51,21 +37,21 @@ TEST(CliGlobal, UsageErrorsAreOneLineWithExitTwo) {
 }
 
 TEST(CliNoDriver, DevicesSaysSoAndExitsThree) {
-  const auto r = run_cudatool({"devices"}, no_driver());
+  const auto r = run_cudatool({"devices"}, without_driver());
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_EQ(count_lines(r.err), 1) << r.err;
   EXPECT_NE(r.err.find("CUDA driver not found (/nonexistent/libcuda.so.1)"), std::string::npos)
       << r.err;
-  const auto j = run_cudatool({"devices", "--json"}, no_driver());
+  const auto j = run_cudatool({"devices", "--json"}, without_driver());
   EXPECT_EQ(j.exit_code, 3);
   EXPECT_EQ(json::parse(j.out)["error"]["status"], "no_driver");
 }
 
 TEST(CliNoDriver, AttributeNamesAreCheckedFirst) {
-  const auto r = run_cudatool({"attrs", "max_thread_per_block"}, no_driver());
+  const auto r = run_cudatool({"attrs", "max_thread_per_block"}, without_driver());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("did you mean: max_threads_per_block"), std::string::npos) << r.err;
-  EXPECT_EQ(run_cudatool({"attrs", "warp_size"}, no_driver()).exit_code, 3);
+  EXPECT_EQ(run_cudatool({"attrs", "warp_size"}, without_driver()).exit_code, 3);
 }
 
 TEST(CliFakeDriver, DevicesListsEveryDevice) {

@@ -17,13 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-// Any attempt to load the driver would fail with exit code 3.
-ProcessOptions without_driver() {
-  ProcessOptions options;
-  options.env["CUDATOOL_LIBCUDA"] = "/nonexistent/libcuda.so.1";
-  return options;
-}
-
 ProcessResult occupancy(std::vector<std::string> args,
                         const ProcessOptions& options = without_driver()) {
   args.insert(args.begin(), "occupancy");
@@ -32,10 +25,6 @@ ProcessResult occupancy(std::vector<std::string> args,
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
-}
-
-int lines(const std::string& text) {
-  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
 TEST(CliOccupancy, ArchNeedsNoDriverAndExplainsTheLimits) {
@@ -128,7 +117,7 @@ TEST(CliOccupancy, BadInputIsOneLineOnStderrAndExitTwo) {
     SCOPED_TRACE(joined);
     const auto r = occupancy(bad.args);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_EQ(lines(r.err), 1) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
     EXPECT_TRUE(r.err.starts_with("cudatool: ")) << r.err;
     EXPECT_TRUE(contains(r.err, bad.says)) << "expected '" << bad.says << "' in: " << r.err;
     EXPECT_EQ(r.out, "");
@@ -225,7 +214,7 @@ TEST(CliOccupancy, SharedMemorySweep) {
 TEST(CliOccupancy, WithoutArchTheDriverIsNeeded) {
   const auto r = occupancy({"--threads", "256"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_EQ(lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
 }
 
 // The device path with the fake driver: the attributes come from the driver, and the

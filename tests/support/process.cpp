@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -93,6 +94,16 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
 
 ProcessResult run_cudatool(const std::vector<std::string>& args, const ProcessOptions& options) {
   return run_process(CUDATOOL_BINARY, args, options);
+}
+
+int count_lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+ProcessOptions without_driver() {
+  ProcessOptions options;
+  options.env["CUDATOOL_LIBCUDA"] = kMissingDriver;
+  return options;
 }
 
 ProcessOptions with_fake_driver(std::map<std::string, std::string> fake_settings) {

@@ -28,6 +28,15 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
 ProcessResult run_cudatool(const std::vector<std::string>& args,
                            const ProcessOptions& options = {});
 
+// Newline-terminated lines in `text` (errors must be exactly one line on stderr).
+int count_lines(const std::string& text);
+
+// The path tests give CUDATOOL_LIBCUDA for "no driver": nothing is there.
+inline constexpr const char* kMissingDriver = "/nonexistent/libcuda.so.1";
+
+// Options under which any attempt to load the driver fails (exit 3).
+ProcessOptions without_driver();
+
 // Options that make the binary load the fake driver (tests/fake_driver) with the given
 // FAKE_CUDA_* settings.
 ProcessOptions with_fake_driver(std::map<std::string, std::string> fake_settings = {});
