@@ -24,11 +24,12 @@ std::string one_line(std::string text) {
 
 int report(const std::exception& e, bool json) {
   const ExitStatus status = cudatool::exit_status_for(e);
-  std::cerr << "cudatool: " << one_line(e.what()) << '\n';
+  const std::string message = one_line(e.what());
+  std::cerr << "cudatool: " << message << '\n';
   if (json) {
     nlohmann::json error = {{"status", cudatool::exit_status_name(status)},
                             {"exit_code", cudatool::to_int(status)},
-                            {"message", one_line(e.what())}};
+                            {"message", message}};
     if (const auto* cuda = dynamic_cast<const cudatool::Error*>(&e); cuda && cuda->code()) {
       error["call"] = cuda->call();
       error["cuda_error"] = cuda->code_name();

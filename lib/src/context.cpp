@@ -62,7 +62,7 @@ namespace cudatool {
 
 Context make_default_context(const std::optional<std::string>& device_flag) {
   const DeviceChoice choice = choose_device(SelectionInputs::from_environment(device_flag));
-  if (choice.explicit_choice) return Context(resolve_device(choice));
+  if (choice.explicit_choice()) return Context(resolve_device(choice));
   std::string failures;
   for (const Device& device : Device::all()) {
     try {

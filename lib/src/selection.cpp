@@ -106,9 +106,8 @@ SelectionInputs SelectionInputs::from_environment(std::optional<std::string> fla
 }
 
 DeviceChoice choose_device(const SelectionInputs& inputs) {
-  if (inputs.flag) return {parse_device_spec(*inputs.flag, "--device"), "--device", true};
-  if (inputs.env_value)
-    return {parse_device_spec(*inputs.env_value, "CUDA_DEVICE"), "CUDA_DEVICE", true};
+  if (inputs.flag) return {parse_device_spec(*inputs.flag, "--device"), "--device"};
+  if (inputs.env_value) return {parse_device_spec(*inputs.env_value, "CUDA_DEVICE"), "CUDA_DEVICE"};
   if (!inputs.home.empty()) {
     // PyCUDA's documentation names ~/.cuda-device, its code reads ~/.cuda_device: both.
     for (const char* name : {".cuda-device", ".cuda_device"}) {
@@ -128,12 +127,12 @@ DeviceChoice choose_device(const SelectionInputs& inputs) {
         throw UsageError(shown + " (" + path +
                          ") is empty: expected a device ordinal, PCI bus id or UUID");
       }
-      return {parse_device_spec(content.str(), shown), shown, true};
+      return {parse_device_spec(content.str(), shown), shown};
     }
   }
   DeviceSpec spec;
   spec.text = "0";
-  return {spec, "default", false};
+  return {spec, "default"};
 }
 
 Device resolve_device(const DeviceChoice& choice) {

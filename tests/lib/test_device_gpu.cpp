@@ -104,7 +104,7 @@ TEST_F(DeviceGpu, PeerAccessMatrixOnSeveralDevices) {
   }
   // A second device is found by each of its names.
   const Device& second = all[1];
-  EXPECT_EQ(resolve_device({parse_device_spec(second.pci_bus_id(), "t"), "t", true}), second);
-  EXPECT_EQ(resolve_device({parse_device_spec(second.uuid(), "t"), "t", true}), second);
+  EXPECT_EQ(resolve_device({parse_device_spec(second.pci_bus_id(), "t"), "t"}), second);
+  EXPECT_EQ(resolve_device({parse_device_spec(second.uuid(), "t"), "t"}), second);
   EXPECT_NE(second.uuid(), all[0].uuid());
 }

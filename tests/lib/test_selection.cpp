@@ -73,10 +73,10 @@ TEST(DeviceChoice, FlagBeatsEnvironmentBeatsFileBeatsDefault) {
   inputs.env_value.reset();
   EXPECT_EQ(choose_device(inputs).source, "~/.cuda-device");
   EXPECT_EQ(choose_device(inputs).spec.ordinal, 2);
-  EXPECT_TRUE(choose_device(inputs).explicit_choice);
+  EXPECT_TRUE(choose_device(inputs).explicit_choice());
   inputs.home = (home.path / "elsewhere").string();
   EXPECT_EQ(choose_device(inputs).source, "default");
-  EXPECT_FALSE(choose_device(inputs).explicit_choice);
+  EXPECT_FALSE(choose_device(inputs).explicit_choice());
   EXPECT_EQ(choose_device(inputs).spec.ordinal, 0);
 }
 

@@ -25,7 +25,7 @@ GpuTestDevices find_devices() {
       std::string item;
       while (std::getline(list, item, ',')) {
         DeviceChoice choice{parse_device_spec(item, "CUDATOOL_TEST_DEVICES"),
-                            "CUDATOOL_TEST_DEVICES", true};
+                            "CUDATOOL_TEST_DEVICES"};
         result.devices.push_back(resolve_device(choice));
       }
     }

@@ -29,8 +29,9 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view source);
 
 struct DeviceChoice {
   DeviceSpec spec;
-  std::string source;    // "--device", "CUDA_DEVICE", "~/.cuda-device", "default"
-  bool explicit_choice;  // false only for the default (device 0)
+  std::string source;  // "--device", "CUDA_DEVICE", "~/.cuda-device", "default"
+  // Chosen by the user, not the fallback to device 0.
+  bool explicit_choice() const { return source != "default"; }
 };
 
 // Where the inputs come from; a test fills them in by hand.
