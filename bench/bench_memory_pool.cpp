@@ -7,8 +7,8 @@
 
 #include <cstdlib>
 
-#include "cudatool/allocators.hpp"
-#include "cudatool/memory_pool.hpp"
+#include "cudatool/memory/allocators.hpp"
+#include "cudatool/memory/memory_pool.hpp"
 
 namespace {
 

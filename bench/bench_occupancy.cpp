@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "cudatool/device_data.hpp"
-#include "cudatool/occupancy.hpp"
+#include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/occupancy.hpp"
 
 namespace {
 

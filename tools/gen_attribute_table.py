@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Writes lib/src/attribute_table.inc from the CUdevice_attribute enum of a cuda.h.
+"""Writes lib/src/device/attribute_table.inc from the CUdevice_attribute enum of a cuda.h.
 
 Run after a toolkit update: python3 tools/gen_attribute_table.py /usr/local/cuda/include/cuda.h
 The test AttributeTable.CoversEveryEnumeratorOfCudaH fails until the table is regenerated.
 
-Rules (deliberate, see lib/include/cudatool/attributes.hpp):
+Rules (deliberate, see lib/include/cudatool/device/attributes.hpp):
 - name: the enumerator without CU_DEVICE_ATTRIBUTE_, lower-case (PyCUDA's style).
 - an enumerator whose value another enumerator already has and whose comment says
   "Deprecated, use X" is an alias of X: accepted as a name, never listed twice.
@@ -53,5 +53,5 @@ for value in sorted(primary_by_value):
 out.append("// Aliases: {alias name, enumerator name, attribute name it stands for}")
 for enum, target in aliases:
     out.append(f"CUDATOOL_ATTRIBUTE_ALIAS({c_string(name(enum))}, {c_string(enum)}, {c_string(name(target))})")
-open("lib/src/attribute_table.inc", "w").write("\n".join(out) + "\n")
+open("lib/src/device/attribute_table.inc", "w").write("\n".join(out) + "\n")
 print(f"{sum(len(v) for v in primary_by_value.values())} attributes, {len(aliases)} aliases")

@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "command.hpp"
-#include "cudatool/attributes.hpp"
-#include "cudatool/device.hpp"
-#include "cudatool/selection.hpp"
+#include "cudatool/device/attributes.hpp"
+#include "cudatool/device/device.hpp"
+#include "cudatool/device/selection.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {

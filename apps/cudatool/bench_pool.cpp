@@ -1,5 +1,5 @@
 // cudatool bench-pool: MemoryPool against the allocators it replaces. Parses the
-// options, runs the library's engine (cudatool/pool_benchmark.hpp) and renders its result
+// options, runs the library's engine (cudatool/memory/pool_benchmark.hpp) and renders its result
 // as a table or JSON, with a progress bar on stderr when that is a terminal.
 #include <unistd.h>
 
@@ -15,11 +15,11 @@
 #include <vector>
 
 #include "command.hpp"
-#include "cudatool/allocators.hpp"
-#include "cudatool/context.hpp"
-#include "cudatool/error.hpp"
-#include "cudatool/pool_benchmark.hpp"
-#include "cudatool/units.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/units.hpp"
+#include "cudatool/device/context.hpp"
+#include "cudatool/memory/allocators.hpp"
+#include "cudatool/memory/pool_benchmark.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {

@@ -1,14 +1,14 @@
 // How a subcommand plugs into main: each subcommand file defines one add_<name>()
 // that declares its options on a CLI11 subcommand and returns the action to run after
 // parsing. Actions return an exit status or throw; main maps exceptions to exit codes
-// (cudatool/exit_status.hpp) in one place.
+// (cudatool/base/exit_status.hpp) in one place.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
 
-#include "cudatool/exit_status.hpp"
+#include "cudatool/base/exit_status.hpp"
 
 namespace cudatool::app {
 

@@ -20,16 +20,16 @@
 #include <vector>
 
 #include "command.hpp"
-#include "cudatool/compile_cache.hpp"
-#include "cudatool/compiler.hpp"
-#include "cudatool/context.hpp"
-#include "cudatool/cubin.hpp"
-#include "cudatool/device_data.hpp"
-#include "cudatool/error.hpp"
-#include "cudatool/module.hpp"
-#include "cudatool/occupancy.hpp"
-#include "cudatool/selection.hpp"
-#include "cudatool/units.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/units.hpp"
+#include "cudatool/binary/cubin.hpp"
+#include "cudatool/compile/compile_cache.hpp"
+#include "cudatool/compile/compiler.hpp"
+#include "cudatool/compile/module.hpp"
+#include "cudatool/device/context.hpp"
+#include "cudatool/device/selection.hpp"
+#include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/occupancy.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {

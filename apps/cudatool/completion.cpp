@@ -8,7 +8,7 @@
 #include <string>
 
 #include "command.hpp"
-#include "cudatool/error.hpp"
+#include "cudatool/base/error.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {

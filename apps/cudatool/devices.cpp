@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "command.hpp"
-#include "cudatool/device_info.hpp"
-#include "cudatool/driver.hpp"
-#include "cudatool/error.hpp"
-#include "cudatool/units.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/units.hpp"
+#include "cudatool/device/device_info.hpp"
+#include "cudatool/driver/driver.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {

@@ -1,5 +1,5 @@
 // cudatool: parses the command line, runs one subcommand, and maps every error to the
-// tool's exit codes (cudatool/exit_status.hpp) in this one place.
+// tool's exit codes (cudatool/base/exit_status.hpp) in this one place.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "command.hpp"
-#include "cudatool/error.hpp"
-#include "cudatool/exit_status.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/exit_status.hpp"
 
 namespace {
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "command.hpp"
-#include "cudatool/device_data.hpp"
-#include "cudatool/error.hpp"
-#include "cudatool/occupancy.hpp"
-#include "cudatool/selection.hpp"
-#include "cudatool/units.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/units.hpp"
+#include "cudatool/device/selection.hpp"
+#include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/occupancy.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cudatool/device_data.hpp"
+#include "cudatool/occupancy/device_data.hpp"
 #include "gpu_test.hpp"
 #include "process.hpp"
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cudatool/nvrtc.hpp"
+#include "cudatool/driver/nvrtc.hpp"
 
 namespace cudatool::testing {
 

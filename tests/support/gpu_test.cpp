@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "cudatool/error.hpp"
-#include "cudatool/selection.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/device/selection.hpp"
 
 namespace cudatool::testing {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cudatool/device.hpp"
+#include "cudatool/device/device.hpp"
 
 namespace cudatool::testing {
 

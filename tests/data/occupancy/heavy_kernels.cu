@@ -1,4 +1,4 @@
-// Kernels for tests/lib/test_occupancy_gpu.cpp: register-hungry (128 doubles live at once,
+// Kernels for tests/lib/occupancy/test_occupancy_gpu.cpp: register-hungry (128 doubles live at once,
 // more than 255 registers hold, so a register cap given to the JIT decides the count), each with a different amount of
 // static shared memory. The test loads the PTX with CU_JIT_MAX_REGISTERS at many caps, so
 // no compiler is needed on the GPU machine. Regenerate heavy_kernels.ptx with:

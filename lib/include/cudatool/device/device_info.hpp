@@ -1,0 +1,73 @@
+// What `cudatool devices` reports: plain structs filled from the driver (and NVML for
+// free/used memory), a requirements check for CI smoke tests, and to_json beside them.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudatool/device/device.hpp"
+#include "cudatool/driver/nvml.hpp"
+
+namespace cudatool {
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  ComputeCapability compute_capability;
+  std::uint64_t total_memory = 0;  // bytes
+  int multiprocessor_count = 0;
+  std::string pci_bus_id;  // "0000:07:00.0"
+  std::string uuid;        // "GPU-..."
+  int max_threads_per_block = 0;
+  int max_shared_memory_per_block_optin = 0;  // bytes
+  int l2_cache_size = 0;                      // bytes
+  int clock_rate_khz = 0;
+  int memory_clock_rate_khz = 0;
+  int global_memory_bus_width = 0;          // bits
+  std::optional<MemoryUsage> memory_usage;  // from NVML, when present
+
+  static DeviceInfo from_device(const Device& device);
+};
+
+struct DeviceListing {
+  int driver_version = 0;  // cuDriverGetVersion, 13000 for CUDA 13.0
+  std::vector<DeviceInfo> devices;
+  // peer_access[i][j]: device i can access device j's memory (false on the diagonal);
+  // only filled where there is more than one device.
+  std::vector<std::vector<bool>> peer_access;
+};
+
+// Every visible device. Creates no context. `with_memory_usage` asks NVML for free/used.
+DeviceListing list_devices(bool with_memory_usage = true);
+
+struct DeviceRequirements {
+  std::optional<int> min_count;
+  std::optional<ComputeCapability> min_compute_capability;
+  std::optional<std::uint64_t> min_memory;  // bytes of total memory
+  bool any() const { return min_count || min_compute_capability || min_memory; }
+};
+
+struct RequirementReport {
+  bool met = true;
+  int qualifying = 0;                 // devices meeting the per-device requirements
+  std::vector<std::string> problems;  // one sentence per failing check
+};
+
+// A device qualifies when it meets the compute capability and memory minimums; the set
+// passes when at least min_count (default 1) devices qualify.
+RequirementReport check_requirements(const std::vector<DeviceInfo>& devices,
+                                     const DeviceRequirements& requirements);
+
+// "9.0" or "9" -> {9, 0}; UsageError naming `source` otherwise.
+ComputeCapability parse_compute_capability(std::string_view text, std::string_view source);
+
+void to_json(nlohmann::json& j, const ComputeCapability& cc);
+void to_json(nlohmann::json& j, const MemoryUsage& usage);
+void to_json(nlohmann::json& j, const DeviceInfo& info);
+void to_json(nlohmann::json& j, const DeviceListing& listing);
+void to_json(nlohmann::json& j, const RequirementReport& report);
+
+}  // namespace cudatool

@@ -1,0 +1,152 @@
+#include "cudatool/device/device.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "cudatool/base/error.hpp"
+#include "cudatool/device/attributes.hpp"
+#include "cudatool/driver/driver.hpp"
+
+namespace cudatool {
+namespace {
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string range_text(int count) {
+  return count == 1 ? "the only device is 0" : "valid: 0.." + std::to_string(count - 1);
+}
+
+}  // namespace
+
+int Device::count() {
+  int n = 0;
+  CUDATOOL_CU(cuDeviceGetCount, &n);
+  if (n == 0) throw DeviceNotFoundError("no CUDA device visible");
+  return n;
+}
+
+Device::Device(int ordinal) {
+  const int n = count();
+  if (ordinal < 0 || ordinal >= n) {
+    throw DeviceNotFoundError("no device " + std::to_string(ordinal) + " (" + std::to_string(n) +
+                              " visible; " + range_text(n) + ")");
+  }
+  ordinal_ = ordinal;
+  CUDATOOL_CU(cuDeviceGet, &handle_, ordinal);
+}
+
+std::vector<Device> Device::all() {
+  std::vector<Device> devices;
+  const int n = count();
+  devices.reserve(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    CUdevice handle = 0;
+    CUDATOOL_CU(cuDeviceGet, &handle, i);
+    devices.push_back(Device(i, handle));
+  }
+  return devices;
+}
+
+Device Device::from_pci_bus_id(std::string_view pci_bus_id) {
+  // Compare normalised ids rather than trusting cuDeviceGetByPCIBusId's parser, so a
+  // missing domain or upper-case hex means the same device.
+  auto normalise = [](std::string_view id) {
+    std::string s = lower(id);
+    if (std::count(s.begin(), s.end(), ':') == 1) s = "0000:" + s;
+    // The driver prints a 4-digit domain; NVML an 8-digit one.
+    if (auto colon = s.find(':');
+        colon > 4 && s.compare(0, colon - 4, std::string(colon - 4, '0')) == 0)
+      s.erase(0, colon - 4);
+    return s;
+  };
+  const std::string wanted = normalise(pci_bus_id);
+  for (const Device& device : all())
+    if (normalise(device.pci_bus_id()) == wanted) return device;
+  throw DeviceNotFoundError("no device with PCI bus id " + std::string(pci_bus_id));
+}
+
+Device Device::from_uuid(std::string_view uuid) {
+  std::string wanted = lower(uuid);
+  if (!wanted.starts_with("gpu-")) wanted = "gpu-" + wanted;
+  std::vector<Device> matches;
+  for (const Device& device : all())
+    if (lower(device.uuid()).starts_with(wanted)) matches.push_back(device);
+  if (matches.empty()) throw DeviceNotFoundError("no device with UUID " + std::string(uuid));
+  if (matches.size() > 1)
+    throw DeviceNotFoundError("UUID prefix " + std::string(uuid) + " matches " +
+                              std::to_string(matches.size()) + " devices");
+  return matches.front();
+}
+
+std::string Device::name() const {
+  char buffer[256] = {};
+  CUDATOOL_CU(cuDeviceGetName, buffer, static_cast<int>(sizeof buffer), handle_);
+  return buffer;
+}
+
+std::string Device::pci_bus_id() const {
+  char buffer[32] = {};
+  CUDATOOL_CU(cuDeviceGetPCIBusId, buffer, static_cast<int>(sizeof buffer), handle_);
+  return lower(buffer);
+}
+
+std::string Device::uuid() const {
+  CUuuid id{};
+  CUDATOOL_CU(cuDeviceGetUuid, &id, handle_);
+  unsigned char bytes[16];
+  for (int i = 0; i < 16; ++i) bytes[i] = static_cast<unsigned char>(id.bytes[i]);
+  return format_uuid(bytes);
+}
+
+ComputeCapability Device::compute_capability() const {
+  return {get_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+          get_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+}
+
+std::uint64_t Device::total_memory() const {
+  size_t bytes = 0;
+  CUDATOOL_CU(cuDeviceTotalMem, &bytes, handle_);
+  return bytes;
+}
+
+int Device::get_attribute(CUdevice_attribute attribute) const {
+  int value = 0;
+  CUDATOOL_CU(cuDeviceGetAttribute, &value, attribute, handle_);
+  return value;
+}
+
+std::vector<std::pair<std::string, int>> Device::get_attributes() const {
+  std::vector<std::pair<std::string, int>> values;
+  const auto table = device_attributes();
+  values.reserve(table.size());
+  for (const AttributeInfo& info : table) {
+    int value = 0;
+    // An attribute this driver does not know is left out, never reported as 0.
+    if (CUDATOOL_CU_RESULT(cuDeviceGetAttribute, &value, info.attribute, handle_) == CUDA_SUCCESS)
+      values.emplace_back(std::string(info.name), value);
+  }
+  return values;
+}
+
+bool Device::can_access_peer(const Device& other) const {
+  if (other.handle_ == handle_) return false;
+  int can = 0;
+  CUDATOOL_CU(cuDeviceCanAccessPeer, &can, handle_, other.handle_);
+  return can != 0;
+}
+
+std::string format_uuid(const unsigned char (&b)[16]) {
+  char text[48];
+  std::snprintf(text, sizeof text,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                b[14], b[15]);
+  return text;
+}
+
+}  // namespace cudatool

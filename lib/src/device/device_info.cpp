@@ -1,0 +1,155 @@
+#include "cudatool/device/device_info.hpp"
+
+#include <charconv>
+
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/units.hpp"
+#include "cudatool/driver/driver.hpp"
+
+namespace cudatool {
+
+DeviceInfo DeviceInfo::from_device(const Device& device) {
+  DeviceInfo info;
+  info.ordinal = device.ordinal();
+  info.name = device.name();
+  info.compute_capability = device.compute_capability();
+  info.total_memory = device.total_memory();
+  info.multiprocessor_count = device.get_attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info.pci_bus_id = device.pci_bus_id();
+  info.uuid = device.uuid();
+  info.max_threads_per_block = device.get_attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  info.max_shared_memory_per_block_optin =
+      device.get_attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+  info.l2_cache_size = device.get_attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+  info.clock_rate_khz = device.get_attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  info.memory_clock_rate_khz = device.get_attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+  info.global_memory_bus_width = device.get_attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+  return info;
+}
+
+DeviceListing list_devices(bool with_memory_usage) {
+  // NVML's initialisation overlaps cuInit's instead of following it.
+  if (with_memory_usage) nvml_preload();
+  DeviceListing listing;
+  const auto devices = Device::all();
+  listing.driver_version = driver::api().driver_version;
+  for (const Device& device : devices) {
+    listing.devices.push_back(DeviceInfo::from_device(device));
+    if (with_memory_usage)
+      listing.devices.back().memory_usage = nvml_memory_usage(listing.devices.back().pci_bus_id);
+  }
+  if (devices.size() > 1) {
+    listing.peer_access.assign(devices.size(), std::vector<bool>(devices.size(), false));
+    for (std::size_t i = 0; i < devices.size(); ++i)
+      for (std::size_t j = 0; j < devices.size(); ++j)
+        if (i != j) listing.peer_access[i][j] = devices[i].can_access_peer(devices[j]);
+  }
+  return listing;
+}
+
+RequirementReport check_requirements(const std::vector<DeviceInfo>& devices,
+                                     const DeviceRequirements& requirements) {
+  RequirementReport report;
+  for (const DeviceInfo& d : devices) {
+    bool ok = true;
+    if (requirements.min_compute_capability &&
+        d.compute_capability < *requirements.min_compute_capability) {
+      ok = false;
+      report.problems.push_back("device " + std::to_string(d.ordinal) + " (" + d.name +
+                                ") has compute capability " + d.compute_capability.str() +
+                                ", need " + requirements.min_compute_capability->str());
+    }
+    if (requirements.min_memory && d.total_memory < *requirements.min_memory) {
+      ok = false;
+      report.problems.push_back("device " + std::to_string(d.ordinal) + " (" + d.name + ") has " +
+                                format_bytes(d.total_memory) + ", need " +
+                                format_bytes(*requirements.min_memory));
+    }
+    if (ok) ++report.qualifying;
+  }
+  const int needed = requirements.min_count.value_or(1);
+  if (report.qualifying < needed) {
+    report.met = false;
+    const bool per_device = requirements.min_compute_capability || requirements.min_memory;
+    report.problems.insert(report.problems.begin(),
+                           "found " + std::to_string(report.qualifying) +
+                               (per_device ? " qualifying" : "") + " device" +
+                               (report.qualifying == 1 ? "" : "s") + ", need at least " +
+                               std::to_string(needed));
+  } else {
+    // Devices that miss a per-device minimum do not fail the set when enough others pass.
+    report.problems.clear();
+  }
+  return report;
+}
+
+ComputeCapability parse_compute_capability(std::string_view text, std::string_view source) {
+  auto fail = [&]() -> ComputeCapability {
+    throw UsageError(std::string(source) + " \"" + std::string(text) +
+                     "\": expected a compute capability such as 8.0, 9.0 or sm_90");
+  };
+  auto number = [&](std::string_view digits) {
+    int value = -1;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) return -1;
+    return value;
+  };
+  std::string_view s = text;
+  if (s.starts_with("sm_")) {
+    // sm_90 -> 9.0, sm_100 -> 10.0, sm_121 -> 12.1
+    const int value = number(s.substr(3));
+    if (value < 10) return fail();
+    return {value / 10, value % 10};
+  }
+  const auto dot = s.find('.');
+  const int major = number(s.substr(0, dot));
+  const int minor = dot == std::string_view::npos ? 0 : number(s.substr(dot + 1));
+  if (major <= 0 || minor < 0 || minor > 9) return fail();
+  return {major, minor};
+}
+
+void to_json(nlohmann::json& j, const ComputeCapability& cc) {
+  j = cc.str();
+}
+
+void to_json(nlohmann::json& j, const MemoryUsage& usage) {
+  j = {{"total_bytes", usage.total}, {"free_bytes", usage.free}, {"used_bytes", usage.used}};
+}
+
+void to_json(nlohmann::json& j, const DeviceInfo& d) {
+  j = {{"ordinal", d.ordinal},
+       {"name", d.name},
+       {"compute_capability", d.compute_capability},
+       {"compute_capability_major", d.compute_capability.major},
+       {"compute_capability_minor", d.compute_capability.minor},
+       {"arch", d.compute_capability.sm()},
+       {"total_memory_bytes", d.total_memory},
+       {"multiprocessor_count", d.multiprocessor_count},
+       {"pci_bus_id", d.pci_bus_id},
+       {"uuid", d.uuid},
+       {"max_threads_per_block", d.max_threads_per_block},
+       {"max_shared_memory_per_block_optin", d.max_shared_memory_per_block_optin},
+       {"l2_cache_size_bytes", d.l2_cache_size},
+       {"clock_rate_khz", d.clock_rate_khz},
+       {"memory_clock_rate_khz", d.memory_clock_rate_khz},
+       {"global_memory_bus_width_bits", d.global_memory_bus_width}};
+  if (d.memory_usage) {
+    j["free_memory_bytes"] = d.memory_usage->free;
+    j["used_memory_bytes"] = d.memory_usage->used;
+  }
+}
+
+void to_json(nlohmann::json& j, const DeviceListing& listing) {
+  j = {{"driver_version", driver::format_cuda_version(listing.driver_version)},
+       {"device_count", listing.devices.size()},
+       {"devices", listing.devices}};
+  if (!listing.peer_access.empty()) j["peer_access"] = listing.peer_access;
+}
+
+void to_json(nlohmann::json& j, const RequirementReport& report) {
+  j = {{"met", report.met},
+       {"qualifying_devices", report.qualifying},
+       {"problems", report.problems}};
+}
+
+}  // namespace cudatool

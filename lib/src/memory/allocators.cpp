@@ -1,0 +1,114 @@
+#include "cudatool/memory/allocators.hpp"
+
+#include <cstdlib>
+
+#include "cudatool/driver/driver.hpp"
+#include "device/current_context.hpp"
+
+namespace cudatool {
+
+void* HostAllocator::allocate(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* p = std::malloc(bytes);
+  if (p == nullptr)
+    throw MemoryError("malloc(" + std::to_string(bytes) + ") failed: out of host memory");
+  return p;
+}
+
+void HostAllocator::deallocate(void* pointer, std::size_t) noexcept {
+  std::free(pointer);
+}
+
+namespace {
+
+std::shared_ptr<const Context> require(std::shared_ptr<const Context> context, const char* who) {
+  if (!context) throw LogicError(std::string(who) + ": no context");
+  return context;
+}
+
+}  // namespace
+
+DeviceAllocator::DeviceAllocator(const Device& device)
+    : context_(std::make_shared<const Context>(device)) {}
+
+DeviceAllocator::DeviceAllocator(std::shared_ptr<const Context> context)
+    : context_(require(std::move(context), "DeviceAllocator")) {}
+
+CUdeviceptr DeviceAllocator::allocate(std::size_t bytes) {
+  if (bytes == 0) return 0;
+  detail::CurrentContext current(context_->handle());
+  CUdeviceptr p = 0;
+  CUDATOOL_CU(cuMemAlloc, &p, bytes);
+  return p;
+}
+
+void DeviceAllocator::deallocate(CUdeviceptr pointer, std::size_t) noexcept {
+  if (pointer == 0) return;
+  try {
+    detail::CurrentContext current(context_->handle());
+    CUDATOOL_CU_RESULT(cuMemFree, pointer);  // nothing to do about a failure here
+  } catch (const std::exception&) {
+    // Only reachable when the driver went away; the process is ending.
+  }
+}
+
+std::string DeviceAllocator::describe() const {
+  return "device memory (cuMemAlloc) on device " + std::to_string(context_->device().ordinal());
+}
+
+std::string format_host_alloc_flags(unsigned flags) {
+  if (flags == 0) return "none";
+  std::string text;
+  auto add = [&](unsigned bit, const char* name) {
+    if (flags & bit) text += (text.empty() ? "" : "+") + std::string(name);
+  };
+  add(CU_MEMHOSTALLOC_PORTABLE, "portable");
+  add(CU_MEMHOSTALLOC_DEVICEMAP, "devicemap");
+  add(CU_MEMHOSTALLOC_WRITECOMBINED, "writecombined");
+  if (flags & ~PageLockedAllocator::kValidFlags)
+    text += (text.empty() ? "" : "+") + std::string("unknown");
+  return text;
+}
+
+namespace {
+
+unsigned check_flags(unsigned flags) {
+  if (flags & ~PageLockedAllocator::kValidFlags)
+    throw LogicError("PageLockedAllocator: unknown cuMemHostAlloc flags " +
+                     std::to_string(flags & ~PageLockedAllocator::kValidFlags));
+  return flags;
+}
+
+}  // namespace
+
+PageLockedAllocator::PageLockedAllocator(const Device& device, unsigned flags)
+    : flags_(check_flags(flags)) {
+  context_ = std::make_shared<const Context>(device);
+}
+
+PageLockedAllocator::PageLockedAllocator(std::shared_ptr<const Context> context, unsigned flags)
+    : context_(require(std::move(context), "PageLockedAllocator")), flags_(check_flags(flags)) {}
+
+void* PageLockedAllocator::allocate(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  detail::CurrentContext current(context_->handle());
+  void* p = nullptr;
+  CUDATOOL_CU(cuMemHostAlloc, &p, bytes, flags_);
+  return p;
+}
+
+void PageLockedAllocator::deallocate(void* pointer, std::size_t) noexcept {
+  if (pointer == nullptr) return;
+  try {
+    detail::CurrentContext current(context_->handle());
+    CUDATOOL_CU_RESULT(cuMemFreeHost, pointer);
+  } catch (const std::exception&) {
+  }
+}
+
+std::string PageLockedAllocator::describe() const {
+  return "page-locked host memory (cuMemHostAlloc, flags " + format_host_alloc_flags(flags_) +
+         ") for device " + std::to_string(context_->device().ordinal());
+}
+
+}  // namespace cudatool

@@ -1,0 +1,48 @@
+#include <gtest/gtest.h>
+
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/exit_status.hpp"
+
+using namespace cudatool;
+
+TEST(ExitStatus, MapsEachErrorClassToItsCode) {
+  EXPECT_EQ(exit_status_for(UsageError("x")), ExitStatus::usage);
+  EXPECT_EQ(exit_status_for(LibraryNotFoundError("x", "libcuda.so.1")), ExitStatus::no_driver);
+  EXPECT_EQ(exit_status_for(DeviceNotFoundError("x")), ExitStatus::no_device);
+  EXPECT_EQ(exit_status_for(RequirementError("x")), ExitStatus::no_device);
+  EXPECT_EQ(exit_status_for(CompileError("x", "log", {}, "13.0")), ExitStatus::compile_error);
+  EXPECT_EQ(
+      exit_status_for(MemoryError("cuMemAlloc", 2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory")),
+      ExitStatus::out_of_memory);
+  EXPECT_EQ(exit_status_for(LaunchError("cuLaunchKernel", 719, "CUDA_ERROR_LAUNCH_FAILED", "")),
+            ExitStatus::cuda_error);
+  EXPECT_EQ(exit_status_for(LogicError("x")), ExitStatus::cuda_error);
+  EXPECT_EQ(exit_status_for(std::runtime_error("x")), ExitStatus::failure);
+}
+
+TEST(Error, DriverErrorsCarryCallNameAndMessage) {
+  const RuntimeError e("cuDeviceGetName", 101, "CUDA_ERROR_INVALID_DEVICE",
+                       "invalid device ordinal");
+  EXPECT_STREQ(e.what(),
+               "cuDeviceGetName failed: CUDA_ERROR_INVALID_DEVICE (invalid device ordinal)");
+  EXPECT_EQ(e.call(), "cuDeviceGetName");
+  EXPECT_EQ(e.code(), 101);
+  EXPECT_EQ(e.code_name(), "CUDA_ERROR_INVALID_DEVICE");
+}
+
+TEST(Error, HierarchyFollowsPyCuda) {
+  // Every class is caught as Error; the tool's refinements as PyCUDA's classes.
+  EXPECT_THROW(throw UsageError("x"), LogicError);
+  EXPECT_THROW(throw LibraryNotFoundError("x", "y"), RuntimeError);
+  EXPECT_THROW(throw DeviceNotFoundError("x"), RuntimeError);
+  EXPECT_THROW(throw CompileError("x", "", {}, ""), Error);
+  EXPECT_THROW(throw MemoryError("x"), Error);
+  EXPECT_THROW(throw LaunchError("x"), Error);
+}
+
+TEST(ExitStatus, NamesAreStable) {
+  EXPECT_EQ(exit_status_name(ExitStatus::no_driver), "no_driver");
+  EXPECT_EQ(to_int(ExitStatus::usage), 2);
+  EXPECT_EQ(to_int(ExitStatus::no_driver), 3);
+  EXPECT_EQ(to_int(ExitStatus::no_device), 4);
+}

@@ -1,0 +1,329 @@
+// The on-disk compile cache (atomic entries, checksums, trimming, degrading when it cannot
+// be written), the cache key (options, includes) and the in-process memo.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "compile_corpus.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/sha256.hpp"
+#include "cudatool/binary/cubin.hpp"
+#include "cudatool/compile/compile_cache.hpp"
+#include "cudatool/compile/compiler.hpp"
+
+namespace cudatool {
+namespace {
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "cudatool-cache-test-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+CacheConfig config_at(const fs::path& dir) {
+  CacheConfig c;
+  c.dir = dir;
+  return c;
+}
+
+std::string key_of(const std::string& text) {
+  return sha256_hex(text);
+}
+
+TEST(Sha256, KnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  Sha256 incremental;
+  const std::string million(1000000, 'a');
+  for (std::size_t i = 0; i < million.size(); i += 4099)
+    incremental.update(million.substr(i, 4099));
+  EXPECT_EQ(incremental.hex_digest(),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(CompileCache, StoresAndLoadsWholeEntries) {
+  TempDir dir;
+  CompileCache cache(config_at(dir.path()));
+  const std::string key = key_of("one");
+  EXPECT_FALSE(cache.load(key));
+  std::string payload = "binary\0payload\n", with_nul(payload.data(), 15);
+  ASSERT_TRUE(cache.store(key, with_nul));
+  EXPECT_EQ(cache.load(key), with_nul);
+  EXPECT_TRUE(fs::exists(cache.entry_path(key)));
+  EXPECT_EQ(cache.entry_path(key).parent_path().filename(), key.substr(0, 2));
+  const auto stats = cache.stats();
+  EXPECT_EQ(stats.entries, 1u);
+  EXPECT_EQ(stats.bytes, fs::file_size(cache.entry_path(key)));
+  EXPECT_TRUE(cache.warnings().empty());
+  // No temporary file is left beside the entry.
+  std::size_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir.path())) files += e.is_regular_file();
+  EXPECT_EQ(files, 1u);
+}
+
+TEST(CompileCache, CorruptedOrTruncatedEntriesReadAsMissesAndAreRemoved) {
+  TempDir dir;
+  CompileCache cache(config_at(dir.path()));
+  const std::string key = key_of("two");
+  const std::string payload(5000, 'x');
+  ASSERT_TRUE(cache.store(key, payload));
+  const fs::path entry = cache.entry_path(key);
+  const auto size = fs::file_size(entry);
+  {  // flip one payload byte
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(size - 100));
+    f.put('y');
+  }
+  EXPECT_FALSE(cache.load(key));
+  EXPECT_FALSE(fs::exists(entry));
+  ASSERT_TRUE(cache.store(key, payload));
+  fs::resize_file(entry, size - 1);  // truncated
+  EXPECT_FALSE(cache.load(key));
+  EXPECT_FALSE(fs::exists(entry));
+  ASSERT_TRUE(cache.store(key, payload));
+  { std::ofstream(entry, std::ios::binary) << "garbage"; }
+  EXPECT_FALSE(cache.load(key));
+  ASSERT_TRUE(cache.store(key, payload));
+  EXPECT_EQ(cache.load(key), payload);
+  EXPECT_TRUE(cache.warnings().empty());
+}
+
+TEST(CompileCache, ACacheDirectoryThatIsAFileDisablesTheCacheWithOneWarning) {
+  TempDir dir;
+  const fs::path file = dir.path() / "not-a-directory";
+  { std::ofstream(file) << "x"; }
+  CompileCache cache(config_at(file));
+  EXPECT_FALSE(cache.load(key_of("a")));
+  EXPECT_FALSE(cache.store(key_of("a"), "payload"));
+  EXPECT_FALSE(cache.store(key_of("b"), "payload"));
+  EXPECT_FALSE(cache.enabled());
+  ASSERT_EQ(cache.warnings().size(), 1u);
+  EXPECT_NE(cache.warnings()[0].find(file.string()), std::string::npos) << cache.warnings()[0];
+}
+
+TEST(CompileCache, AnUnwritableDirectoryDisablesTheCache) {
+  // /proc refuses new directories even to root, unlike a chmod'ed directory.
+  CompileCache cache(config_at("/proc/self/cudatool-cache"));
+  EXPECT_FALSE(cache.store(key_of("a"), "payload"));
+  EXPECT_EQ(cache.warnings().size(), 1u);
+}
+
+TEST(CompileCache, TrimRemovesTheLeastRecentlyUsedFirstAndClearRemovesAll) {
+  TempDir dir;
+  CompileCache cache(config_at(dir.path()));
+  const std::string payload(1000, 'p');
+  std::vector<std::string> keys;
+  for (int i = 0; i < 5; ++i) {
+    keys.push_back(key_of("entry" + std::to_string(i)));
+    ASSERT_TRUE(cache.store(keys.back(), payload));
+    // Distinct ages: entry 0 oldest.
+    fs::last_write_time(cache.entry_path(keys.back()),
+                        fs::file_time_type::clock::now() - std::chrono::hours(10 - i));
+  }
+  ASSERT_TRUE(cache.load(keys[0]));  // a hit makes entry 0 the most recent
+  const auto entry_size = fs::file_size(cache.entry_path(keys[1]));
+  EXPECT_EQ(cache.trim(3 * entry_size), 2u);
+  EXPECT_TRUE(fs::exists(cache.entry_path(keys[0])));
+  EXPECT_FALSE(fs::exists(cache.entry_path(keys[1])));
+  EXPECT_FALSE(fs::exists(cache.entry_path(keys[2])));
+  EXPECT_EQ(cache.stats().entries, 3u);
+  EXPECT_EQ(cache.clear(), 3u);
+  EXPECT_EQ(cache.stats().entries, 0u);
+}
+
+TEST(CompileCache, TheSizeBoundIsKeptOnStore) {
+  TempDir dir;
+  CacheConfig config = config_at(dir.path());
+  config.max_bytes = 3500;
+  CompileCache cache(config);
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(cache.store(key_of(std::to_string(i)), std::string(1000, 'q')));
+  EXPECT_LE(cache.stats().bytes, 3500u);
+  EXPECT_GE(cache.stats().entries, 2u);
+}
+
+TEST(CacheConfig, EnvironmentAndFlagsChooseTheDirectory) {
+  const char* home = std::getenv("HOME");
+  const std::string saved_home = home ? home : "";
+  ::setenv("CUDATOOL_CACHE_DIR", "/env/dir", 1);
+  ::setenv("XDG_CACHE_HOME", "/xdg", 1);
+  ::unsetenv("CUDATOOL_DISABLE_CACHE");
+  ::unsetenv("CUDATOOL_CACHE_MAX_SIZE");
+  EXPECT_EQ(CacheConfig::from_environment(std::string("/flag"), false).dir, "/flag");
+  EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).dir, "/env/dir");
+  ::unsetenv("CUDATOOL_CACHE_DIR");
+  EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).dir, "/xdg/cudatool");
+  ::unsetenv("XDG_CACHE_HOME");
+  ::setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).dir,
+            "/home/someone/.cache/cudatool");
+  EXPECT_TRUE(CacheConfig::from_environment(std::nullopt, false).enabled);
+  EXPECT_FALSE(CacheConfig::from_environment(std::nullopt, true).enabled);
+  ::setenv("CUDATOOL_DISABLE_CACHE", "1", 1);
+  EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).disabled_by,
+            "CUDATOOL_DISABLE_CACHE");
+  ::setenv("CUDATOOL_DISABLE_CACHE", "0", 1);
+  EXPECT_TRUE(CacheConfig::from_environment(std::nullopt, false).enabled);
+  ::unsetenv("CUDATOOL_DISABLE_CACHE");
+  ::setenv("CUDATOOL_CACHE_MAX_SIZE", "64M", 1);
+  EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).max_bytes, 64ull << 20);
+  ::setenv("CUDATOOL_CACHE_MAX_SIZE", "lots", 1);
+  EXPECT_THROW(CacheConfig::from_environment(std::nullopt, false), UsageError);
+  ::unsetenv("CUDATOOL_CACHE_MAX_SIZE");
+  if (home)
+    ::setenv("HOME", saved_home.c_str(), 1);
+  else
+    ::unsetenv("HOME");
+}
+
+class CompileThroughCache : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = testing::nvrtc_unavailable()) GTEST_SKIP() << *why;
+    clear_compile_memo();
+  }
+  static CompileRequest request(const std::string& source) {
+    CompileRequest r;
+    r.source = source;
+    r.arch = Arch::parse("sm_90");
+    return r;
+  }
+};
+
+TEST_F(CompileThroughCache, TheSameCompileTwiceInOneProcessCompilesOnce) {
+  auto r = request("__global__ void memo_once(int* p) { *p = 11; }");
+  const auto first = compile(r, nullptr);
+  EXPECT_FALSE(first.memo_hit);
+  EXPECT_GT(first.compile_seconds, 0.0);
+  const auto size = compile_memo_size();
+  const auto second = compile(r, nullptr);
+  EXPECT_TRUE(second.memo_hit);
+  EXPECT_EQ(second.image, first.image);
+  EXPECT_EQ(compile_memo_size(), size);
+  clear_compile_memo();
+  EXPECT_EQ(compile_memo_size(), 0u);
+  EXPECT_FALSE(compile(r, nullptr).memo_hit);
+}
+
+TEST_F(CompileThroughCache, AHitInANewProcessComesFromDiskAndACorruptEntryIsRecompiled) {
+  TempDir dir;
+  auto r = request("__global__ void on_disk(int* p) { *p = 12; }");
+  CompileCache cache(config_at(dir.path()));
+  const auto cold = compile(r, &cache);
+  EXPECT_FALSE(cold.cache_hit);
+  ASSERT_FALSE(cold.cache_path.empty());
+  clear_compile_memo();  // as a new process would start
+  const auto hit = compile(r, &cache);
+  EXPECT_TRUE(hit.cache_hit);
+  EXPECT_EQ(hit.image, cold.image);
+  EXPECT_EQ(hit.compiler_version, cold.compiler_version);
+  EXPECT_EQ(hit.options, cold.options);
+  clear_compile_memo();
+  fs::resize_file(cold.cache_path, fs::file_size(cold.cache_path) / 2);
+  const auto again = compile(r, &cache);
+  EXPECT_FALSE(again.cache_hit);
+  EXPECT_EQ(again.image, cold.image);
+  EXPECT_TRUE(cache.warnings().empty());
+  clear_compile_memo();
+  EXPECT_TRUE(compile(r, &cache).cache_hit);  // healed
+}
+
+TEST_F(CompileThroughCache, KeysCoverOptionsArchitectureAndSource) {
+  auto base = request("__global__ void keyed(int* p) { *p = 1; }");
+  const std::string key = cache_key(base);
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(cache_key(base), key);
+  auto r = base;
+  r.defines = {"X"};
+  EXPECT_NE(cache_key(r), key);
+  r = base;
+  r.arch = Arch::parse("sm_80");
+  EXPECT_NE(cache_key(r), key);
+  r = base;
+  r.maxrregcount = 32;
+  EXPECT_NE(cache_key(r), key);
+  r = base;
+  r.extern_c = false;
+  EXPECT_NE(cache_key(r), key);
+  r = base;
+  r.source += " ";
+  EXPECT_NE(cache_key(r), key);
+  r = base;
+  r.output = OutputKind::ptx;
+  EXPECT_NE(cache_key(r), key);
+  r = base;
+  r.extra_options = {"--use_fast_math"};
+  EXPECT_NE(cache_key(r), key);
+}
+
+TEST_F(CompileThroughCache, AChangedIncludedHeaderNeverLetsAStaleEntryThrough) {
+  TempDir dir;
+  const fs::path src = dir.path() / "src";
+  const fs::path inc = dir.path() / "inc";
+  fs::create_directories(src / "detail");
+  fs::create_directories(inc);
+  { std::ofstream(src / "tile.h") << "#include \"detail/size.h\"\n"; }
+  { std::ofstream(src / "detail" / "size.h") << "#define TILE 64\n"; }
+  { std::ofstream(inc / "scale.h") << "#define SCALE 2\n"; }
+  auto r = request(
+      "#include \"tile.h\"\n#include <scale.h>\n"
+      "__global__ void tiled(float* p) { __shared__ float t[TILE]; t[threadIdx.x] = p[0] * "
+      "SCALE; __syncthreads(); p[threadIdx.x] = t[threadIdx.x ^ 1]; }\n");
+  r.source_dir = src;
+  r.include_dirs = {inc.string()};
+  CompileCache cache(config_at(dir.path() / "cache"));
+  auto shared_of = [](const CompileResult& c) {
+    return read_cubin({reinterpret_cast<const std::uint8_t*>(c.image.data()), c.image.size()})
+        .kernels.at(0)
+        .shared_size_bytes;
+  };
+  const auto first = compile(r, &cache);
+  EXPECT_EQ(shared_of(first), 64 * 4);
+  EXPECT_EQ(first.includes.size(), 3u);
+  clear_compile_memo();
+  // The nested header changes: a new key, a fresh compile, the new size.
+  { std::ofstream(src / "detail" / "size.h") << "#define TILE 128\n"; }
+  const auto second = compile(r, &cache);
+  EXPECT_NE(second.cache_key, first.cache_key);
+  EXPECT_FALSE(second.cache_hit);
+  EXPECT_EQ(shared_of(second), 128 * 4);
+  clear_compile_memo();
+  { std::ofstream(inc / "scale.h") << "#define SCALE 3\n"; }
+  EXPECT_NE(compile(r, &cache).cache_key, second.cache_key);
+  // Back to the first content: the first entry is still valid and is used.
+  clear_compile_memo();
+  { std::ofstream(src / "detail" / "size.h") << "#define TILE 64\n"; }
+  { std::ofstream(inc / "scale.h") << "#define SCALE 2\n"; }
+  const auto back = compile(r, &cache);
+  EXPECT_TRUE(back.cache_hit);
+  EXPECT_EQ(back.cache_key, first.cache_key);
+}
+
+TEST_F(CompileThroughCache, UnresolvedIncludesAreNamedInTheKey) {
+  auto a = request("#include <cuda_fp16.h>\n__global__ void h(int* p) { *p = 1; }");
+  auto b = request("#include <cuda_bf16.h>\n__global__ void h(int* p) { *p = 1; }");
+  EXPECT_TRUE(find_includes(a).empty());
+  EXPECT_NE(cache_key(a), cache_key(b));
+}
+
+}  // namespace
+}  // namespace cudatool

@@ -1,0 +1,162 @@
+// NVRTC loaded at run time, the program handle, and the compiler front end (options,
+// extern "C" wrapping, architectures, errors). Needs NVRTC, not a GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "compile_corpus.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/binary/cubin.hpp"
+#include "cudatool/compile/compiler.hpp"
+#include "cudatool/driver/nvrtc.hpp"
+
+namespace cudatool {
+namespace {
+
+class Nvrtc : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = testing::nvrtc_unavailable()) GTEST_SKIP() << *why;
+  }
+};
+
+CompileRequest request(std::string source, const std::string& arch = "sm_90") {
+  CompileRequest r;
+  r.source = std::move(source);
+  r.arch = Arch::parse(arch);
+  return r;
+}
+
+TEST_F(Nvrtc, VersionAndArchitecturesComeFromTheLibrary) {
+  const auto& api = nvrtc::api();
+  EXPECT_GE(api.major, 12);
+  EXPECT_FALSE(api.library_path.empty());
+  const auto archs = nvrtc::supported_archs();
+  EXPECT_NE(std::find(archs.begin(), archs.end(), 90), archs.end());
+  EXPECT_FALSE(nvrtc::locate_library().empty());
+}
+
+TEST_F(Nvrtc, ProgramIsMoveOnlyAndReportsFailureWithALog) {
+  static_assert(!std::is_copy_constructible_v<nvrtc::Program>);
+  static_assert(std::is_nothrow_move_constructible_v<nvrtc::Program>);
+  nvrtc::Program a("__global__ void k(int* p) { *p = undefined_name; }", "broken.cu");
+  nvrtc::Program b = std::move(a);
+  EXPECT_EQ(a.handle(), nullptr);
+  EXPECT_FALSE(b.compile({"--gpu-architecture=sm_90"}));
+  EXPECT_NE(b.log().find("broken.cu(1): error"), std::string::npos) << b.log();
+  EXPECT_TRUE(b.cubin().empty());
+}
+
+TEST_F(Nvrtc, SourceIsWrappedInExternCUnlessAskedNotTo) {
+  const std::string source = "__global__ void plain(float* p) { p[threadIdx.x] = 1.0f; }";
+  auto wrapped = compile_uncached(request(source));
+  auto kernels = read_cubin({reinterpret_cast<const std::uint8_t*>(wrapped.image.data()),
+                             wrapped.image.size()})
+                     .kernels;
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].name, "plain");
+  auto r = request(source);
+  r.extern_c = false;
+  auto mangled = compile_uncached(r);
+  kernels = read_cubin(
+                {reinterpret_cast<const std::uint8_t*>(mangled.image.data()), mangled.image.size()})
+                .kernels;
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_EQ(kernels[0].name, "_Z5plainPf");
+  EXPECT_EQ(kernels[0].demangled, "plain(float*)");
+}
+
+TEST_F(Nvrtc, CompileErrorCarriesLogWithTheUsersLineOptionsAndVersion) {
+  auto r = request("// line 1\n// line 2\n__global__ void k(int* p) { *p = nope; }\n");
+  r.source_name = "user.cu";
+  r.defines = {"ANSWER=42"};
+  try {
+    compile_uncached(r);
+    FAIL() << "compiled";
+  } catch (const CompileError& e) {
+    // Line 3 of the user's file, although the wrapping added a line before it.
+    EXPECT_NE(e.log().find("user.cu(3): error"), std::string::npos) << e.log();
+    EXPECT_NE(std::string(e.what()).find("user.cu(3): error"), std::string::npos) << e.what();
+    EXPECT_NE(std::find(e.options().begin(), e.options().end(), "-DANSWER=42"), e.options().end());
+    EXPECT_EQ(e.compiler_version(), "NVRTC " + nvrtc::api().version());
+  }
+}
+
+TEST_F(Nvrtc, OptionsReachTheCompiler) {
+  auto r = request(
+      "#if !defined(FLAG) || VALUE != 7\n#error macros missing\n#endif\n"
+      "__global__ void k(int* p) { *p = VALUE; }\n");
+  r.defines = {"FLAG", "VALUE=7"};
+  r.std = "c++20";
+  r.maxrregcount = 40;
+  const auto result = compile_uncached(r);
+  EXPECT_FALSE(result.image.empty());
+  const auto& o = result.options;
+  EXPECT_NE(std::find(o.begin(), o.end(), "--std=c++20"), o.end());
+  EXPECT_NE(std::find(o.begin(), o.end(), "--maxrregcount=40"), o.end());
+  EXPECT_NE(std::find(o.begin(), o.end(), "--gpu-architecture=sm_90"), o.end());
+  r.defines = {"FLAG"};
+  EXPECT_THROW(compile_uncached(r), CompileError);
+}
+
+TEST_F(Nvrtc, PtxForVirtualArchitecturesAndOnRequest) {
+  auto r = request("__global__ void k(int* p) { *p = 1; }", "compute_80");
+  auto ptx = compile_uncached(r);
+  EXPECT_EQ(ptx.output, OutputKind::ptx);
+  EXPECT_NE(ptx.image.find(".target sm_80"), std::string::npos);
+  r = request("__global__ void k(int* p) { *p = 1; }", "sm_90");
+  r.output = OutputKind::ptx;
+  EXPECT_NE(compile_uncached(r).image.find(".entry k"), std::string::npos);
+  r = request("__global__ void k(int* p) { *p = 1; }", "compute_90");
+  r.output = OutputKind::cubin;
+  EXPECT_THROW(compile_uncached(r), UsageError);
+}
+
+TEST(CompileRequestChecks, ArchitecturesAreParsedStrictly) {
+  EXPECT_EQ(Arch::parse("sm_90").cc, 90);
+  EXPECT_TRUE(Arch::parse("sm_90a").real);
+  EXPECT_EQ(Arch::parse("sm_90a").str(), "sm_90a");
+  EXPECT_FALSE(Arch::parse("compute_120").real);
+  for (const char* bad : {"sm_13", "sm_70", "garbage", "sm_", "sm_9", "sm_90x", "90", ""})
+    EXPECT_THROW(Arch::parse(bad), UsageError) << bad;
+  try {
+    Arch::parse("sm_13");
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("1.3"), std::string::npos) << e.what();
+  }
+}
+
+TEST(CompileRequestChecks, EmptySourceAndBadValuesAreUsageErrors) {
+  auto r = request(" \n\t\n");
+  EXPECT_THROW(compile_uncached(r), UsageError);
+  r = request("__global__ void k() {}");
+  r.maxrregcount = 300;
+  EXPECT_THROW(compile_uncached(r), UsageError);
+  r.maxrregcount = 0;
+  r.std = "c++98";
+  EXPECT_THROW(compile_uncached(r), UsageError);
+}
+
+TEST(CompileRequestChecks, PreparedSourceKeepsLineNumbers) {
+  auto r = request("int x;\n");
+  r.source_name = "a \"q\".cu";
+  EXPECT_EQ(prepared_source(r), "extern \"C\" {\n#line 1 \"a \\\"q\\\".cu\"\nint x;\n}\n");
+  r.extern_c = false;
+  EXPECT_EQ(prepared_source(r), "#line 1 \"a \\\"q\\\".cu\"\nint x;\n");
+}
+
+TEST(CompileRequestChecks, DefaultFlagsComeFromTheEnvironment) {
+  ::setenv("CUDATOOL_DEFAULT_NVRTC_FLAGS", "  -DA=1   --use_fast_math ", 1);
+  const auto flags = default_flags_from_environment(Engine::nvrtc);
+  ::unsetenv("CUDATOOL_DEFAULT_NVRTC_FLAGS");
+  EXPECT_EQ(flags, (std::vector<std::string>{"-DA=1", "--use_fast_math"}));
+  EXPECT_TRUE(default_flags_from_environment(Engine::nvrtc).empty());
+  EXPECT_EQ(default_flags_variable(Engine::nvcc), "CUDATOOL_DEFAULT_NVCC_FLAGS");
+}
+
+}  // namespace
+}  // namespace cudatool
