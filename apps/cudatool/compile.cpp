@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +20,7 @@
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/file_io.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/binary/cubin.hpp"
 #include "cudatool/compile/compile_cache.hpp"
@@ -83,33 +83,6 @@ std::string read_source(const std::string& file) {
   }
   if (fd != 0) ::close(fd);
   return data;
-}
-
-// Writes `data` to `path` through a temporary file in the same directory and a rename:
-// the file is whole or untouched.
-void write_atomically(const fs::path& path, std::string_view data) {
-  static std::atomic<unsigned> counter{0};
-  const fs::path temporary = path.string() + ".tmp." + std::to_string(::getpid()) + "." +
-                             std::to_string(counter.fetch_add(1));
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw UsageError("-o " + path.string() + ": cannot write: " + std::strerror(errno));
-  std::size_t written = 0;
-  int error = 0;
-  while (written < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      error = n < 0 ? errno : EIO;
-      break;
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0 && error == 0) error = errno;
-  if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
-  if (error != 0) {
-    ::unlink(temporary.c_str());
-    throw UsageError("-o " + path.string() + ": cannot write: " + std::strerror(error));
-  }
 }
 
 void check_output_path(const std::string& output) {
@@ -309,7 +282,7 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
           differences = compare_resources(kernels, loaded);
         }
 
-        if (flags.output) write_atomically(*flags.output, result.image);
+        if (flags.output) cudatool::write_atomically(*flags.output, result.image);
 
         if (global.json) {
           nlohmann::json out = result;

@@ -103,9 +103,4 @@ class UsageError : public LogicError {
   using LogicError::LogicError;
 };
 
-// Throws the class that fits the CUresult `code` (MemoryError for out-of-memory,
-// LaunchError for launch failures, LogicError for misuse, DeviceNotFoundError for "no
-// device", RuntimeError otherwise), naming `call`.
-[[noreturn]] void throw_driver_error(const char* call, int code);
-
 }  // namespace cudatool

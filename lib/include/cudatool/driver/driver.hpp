@@ -75,6 +75,15 @@
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
   X(cuOccupancyMaxPotentialBlockSize)
 
+namespace cudatool {
+
+// Throws the class that fits the CUresult `code` (MemoryError for out-of-memory,
+// LaunchError for launch failures, LogicError for misuse, DeviceNotFoundError for "no
+// device", RuntimeError otherwise), naming `call`.
+[[noreturn]] void throw_driver_error(const char* call, int code);
+
+}  // namespace cudatool
+
 namespace cudatool::driver {
 
 struct Api {
