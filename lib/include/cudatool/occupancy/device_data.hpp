@@ -16,6 +16,12 @@
 //   - DeviceData(name).knows(field) / unknown_occupancy_inputs(): whether occupancy can be
 //     computed; where it cannot, occupancy_unknown() (occupancy.hpp) says which values
 //     are missing and why, and OccupancyRecord throws UnknownValueError rather than guess.
+// For example, per image of a binary:
+//   const DeviceProperties* row = lookup_architecture("sm_100f");  // the sm_100 row
+//   if (!row) { /* not in the table: report that, no occupancy */ }
+//   const DeviceData data(*row, DeviceDataOrigin::architecture_table);
+//   if (const auto unknown = occupancy_unknown(data)) { /* null, unknown->message() */ }
+//   else { const OccupancyRecord r(data, threads, shared_mem, registers, barriers); }
 #pragma once
 
 #include <cstddef>
