@@ -258,7 +258,14 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
         std::vector<std::optional<OccupancyRecord>> occupancy;
         std::vector<std::string> occupancy_notes;
         if (flags.threads) {
+          // Where the table lacks a value occupancy needs (sm_88), each kernel says so.
+          const auto unknown = occupancy_unknown(*devdata);
           for (const auto& k : kernels) {
+            if (unknown) {
+              occupancy.emplace_back();
+              occupancy_notes.push_back(unknown->message());
+              continue;
+            }
             if (*flags.threads > k.max_threads_per_block) {
               occupancy.emplace_back();
               occupancy_notes.push_back(std::to_string(*flags.threads) +
@@ -299,7 +306,9 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
               if (occupancy[i])
                 k["occupancy"] = *occupancy[i];
               else
-                k["occupancy"] = {{"threads", *flags.threads}, {"error", occupancy_notes[i]}};
+                k["occupancy"] = {{"threads", *flags.threads},
+                                  {"tb_per_mp", nullptr},
+                                  {"error", occupancy_notes[i]}};
             }
             if (flags.load) k["loaded"] = loaded[i];
             list.push_back(std::move(k));

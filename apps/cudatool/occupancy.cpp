@@ -281,6 +281,38 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
   nlohmann::json out;
   if (json) out["device"] = *devdata;
 
+  // An architecture whose limits the table does not fully know: say which, give no number.
+  if (const auto unknown = occupancy_unknown(*devdata)) {
+    const char* parameter = sweep_threads  ? "threads"
+                            : o.sweep_regs ? "registers"
+                            : o.sweep_smem ? "shared_mem"
+                                           : nullptr;
+    if (json) {
+      out["threads"] = o.threads ? nlohmann::json(threads) : nlohmann::json(nullptr);
+      out["registers"] = registers;
+      out["shared_mem"] = shared_mem;
+      out["block_barriers"] = barriers;
+      out["tb_per_mp"] = nullptr;
+      out["occupancy"] = nullptr;
+      out["limited_by"] = nullptr;
+      if (parameter) {
+        out["parameter"] = parameter;
+        out["records"] = nlohmann::json::array();
+      }
+      out["unknown"] = *unknown;
+      print_json(out);
+    } else {
+      std::cout << describe(*devdata, where) << '\n'
+                << "Occupancy: unknown. cudatool's architecture table does not know these values "
+                   "for "
+                << devdata->properties().name << ":\n";
+      for (const auto& field : unknown->fields) std::cout << "  " << field << '\n';
+      if (!unknown->reason.empty()) std::cout << "Why: " << unknown->reason << '\n';
+      std::cout << "No number is given rather than a guess.\n";
+    }
+    return ExitStatus::success;
+  }
+
   if (sweep_threads) {
     if (block_sizes.empty()) block_sizes = default_block_sizes(*devdata);
     const OccupancySweep sweep =
@@ -358,8 +390,8 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
                   "Shared memory per block, static plus dynamic: 49152, 48K, 48KiB (default 0)");
   sub->add_option("--barriers", o->barriers, "Named block barriers per block (default 1)");
   sub->add_option("--arch,-a", o->arch,
-                  "Architecture instead of a device, no GPU or driver needed: sm_90, 9.0, "
-                  "compute_90 (excludes --device)");
+                  "Architecture instead of a device, no GPU or driver needed: sm_90, sm_90a, "
+                  "sm_100f, 9.0, compute_90 (excludes --device)");
   sub->add_option("--device,-d", o->device,
                   "Device: ordinal, PCI bus id or UUID (default: CUDA_DEVICE, ~/.cuda-device, 0)");
   sub->add_option("--sms", o->sms, "Override the SM count (for the minimum grid size)");

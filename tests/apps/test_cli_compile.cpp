@@ -355,6 +355,21 @@ TEST_F(CliCompile, ThreadsAddsOccupancyOnTheTarget) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// sm_88 compiles, but the architecture table does not know the limits occupancy needs:
+// each kernel's occupancy is null with the reason, not a guess.
+TEST_F(CliCompile, ThreadsOnAnArchitectureWithUnknownLimitsGivesNoNumber) {
+  const auto r = run_cudatool(
+      {"compile", corpus("saxpy.cu"), "--arch", "sm_88", "--threads", "256", "--json"}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json document = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(document["kernels"].empty());
+  for (const auto& k : document["kernels"]) {
+    EXPECT_TRUE(k["occupancy"]["tb_per_mp"].is_null());
+    EXPECT_NE(k["occupancy"]["error"].get<std::string>().find("occupancy on sm_88 is unknown"),
+              std::string::npos);
+  }
+}
+
 TEST_F(CliCompile, DefaultFlagsComeFromTheEnvironment) {
   const fs::path src = write("needs_flag.cu",
                              "#ifndef FROM_ENV\n#error FROM_ENV missing\n#endif\n"

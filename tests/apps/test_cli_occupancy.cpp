@@ -66,6 +66,59 @@ TEST(CliOccupancy, JsonHasTheRecordTheLimitsAndTheDevice) {
   EXPECT_EQ(j.at("improvements")[0].at("value"), 32);
 }
 
+// sm_88 is a CUDA 13 target whose limits no document gives: the answer is "unknown",
+// naming the values and the reason, never a number (exit 0: it is an answer, not an error).
+TEST(CliOccupancy, ArchWithUnknownValuesSaysWhichAndGivesNoNumber) {
+  const auto text = occupancy({"--arch", "sm_88", "--threads", "256", "--regs", "32"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.err, "");
+  EXPECT_TRUE(contains(text.out, "sm_88 (compute capability 8.8; from cudatool's architecture"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "Occupancy: unknown")) << text.out;
+  EXPECT_TRUE(contains(text.out, "  max_threads_per_multiprocessor\n")) << text.out;
+  EXPECT_TRUE(contains(text.out, "Why: ")) << text.out;
+  EXPECT_FALSE(contains(text.out, "Active blocks per SM")) << text.out;
+
+  for (const std::vector<std::string>& mode :
+       {std::vector<std::string>{"--threads", "256"}, std::vector<std::string>{"--sweep"},
+        std::vector<std::string>{"--threads", "128", "--sweep-regs"},
+        std::vector<std::string>{"--threads", "128", "--sweep-smem"}}) {
+    std::vector<std::string> args = {"--arch", "sm_88a", "--json"};
+    args.insert(args.end(), mode.begin(), mode.end());
+    SCOPED_TRACE(mode.back());
+    const auto r = occupancy(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_TRUE(j.at("tb_per_mp").is_null());
+    EXPECT_TRUE(j.at("occupancy").is_null());
+    EXPECT_EQ(j.at("unknown").at("architecture"), "sm_88");
+    const auto& fields = j.at("unknown").at("unknown_fields");
+    EXPECT_NE(std::find(fields.begin(), fields.end(), "warp_size"), fields.end()) << fields;
+    EXPECT_FALSE(j.at("unknown").at("reason").get<std::string>().empty());
+    EXPECT_TRUE(j.at("device").at("warp_size").is_null());
+    EXPECT_EQ(j.at("device").at("max_blocks_per_multiprocessor"), 16);
+    if (mode.front() != "--threads" || mode.size() > 2) {
+      EXPECT_TRUE(j.at("records").empty());
+    }
+  }
+}
+
+// CUDA 12.8/12.9 named Thor sm_101; CUDA 13 renumbered it sm_110. Suffixed names images
+// carry map to the base row.
+TEST(CliOccupancy, FormerAndSuffixedNames) {
+  const auto base = occupancy({"--arch", "sm_110", "--threads", "256", "--regs", "40", "--json"});
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  for (const char* name : {"sm_101", "sm_101a", "sm_110f", "compute_110a"}) {
+    const auto r = occupancy({"--arch", name, "--threads", "256", "--regs", "40", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    EXPECT_EQ(json::parse(r.out), json::parse(base.out)) << name;
+  }
+  const auto r = occupancy({"--arch", "sm_121a", "--threads", "256", "--regs", "40"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "sm_121 (compute capability 12.1, Blackwell")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Active warps per SM:   48 of 48")) << r.out;
+}
+
 TEST(CliOccupancy, SizeSuffixes) {
   for (const char* smem : {"48K", "48KiB", "49152", "48k"}) {
     const auto r = occupancy({"--arch", "sm_80", "--threads", "128", "--smem", smem, "--json"});
@@ -238,6 +291,16 @@ TEST(CliOccupancy, DevicePathThroughTheFakeDriver) {
       occupancy({"--threads", "32"}, with_fake_driver({{"FAKE_CUDA_DEVICES", "13.0"}}));
   EXPECT_EQ(unknown.exit_code, 4) << unknown.err;
   EXPECT_TRUE(contains(unknown.err, "compute capability 13.0")) << unknown.err;
+
+  // A device of 8.8: the driver's values are known, the per-thread register limit (which
+  // no driver attribute reports) is not, so occupancy is unknown rather than guessed.
+  const auto partial =
+      occupancy({"--threads", "32", "--json"}, with_fake_driver({{"FAKE_CUDA_DEVICES", "8.8"}}));
+  ASSERT_EQ(partial.exit_code, 0) << partial.err;
+  const json p = json::parse(partial.out);
+  EXPECT_TRUE(p.at("tb_per_mp").is_null());
+  EXPECT_EQ(p.at("unknown").at("unknown_fields"), json::array({"max_registers_per_thread"}));
+  EXPECT_EQ(p.at("device").at("origin"), "device");
 
   const auto missing = occupancy({"--device", "7", "--threads", "32"},
                                  with_fake_driver({{"FAKE_CUDA_DEVICES", "9.0"}}));

@@ -1,6 +1,7 @@
 #include "cudatool/occupancy/device_data.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <vector>
@@ -22,7 +23,75 @@ struct ArchitectureRow {
   int shared_memory_allocation_granularity, shared_memory_banks, cache_line_size;
   int sm_count;  // 0: no single part
   const char* sm_count_part;
+  const char* unknown_fields;  // "warp_size,max_threads_per_multiprocessor": null in the table
+  const char* unknown_reason;
+  const char* former_compute_capabilities;  // "10.1"
 };
+
+// The numeric columns, in ArchitectureRow's (and the table's) order.
+constexpr std::array<std::string_view, 15> kColumns = {
+    "max_threads_per_block",
+    "warp_size",
+    "max_threads_per_multiprocessor",
+    "max_blocks_per_multiprocessor",
+    "registers_per_multiprocessor",
+    "registers_per_block",
+    "max_registers_per_thread",
+    "register_allocation_granularity",
+    "shared_memory_per_multiprocessor",
+    "shared_memory_per_block",
+    "shared_memory_per_block_optin",
+    "reserved_shared_memory_per_block",
+    "shared_memory_allocation_granularity",
+    "shared_memory_banks",
+    "cache_line_size",
+};
+
+// What occupancy (cuda_occupancy.h, the input checks and the sweeps) reads.
+constexpr std::string_view kOccupancyInputs[] = {
+    "max_threads_per_block",
+    "warp_size",
+    "max_threads_per_multiprocessor",
+    "max_blocks_per_multiprocessor",
+    "registers_per_multiprocessor",
+    "registers_per_block",
+    "max_registers_per_thread",
+    "register_allocation_granularity",
+    "shared_memory_per_multiprocessor",
+    "shared_memory_per_block",
+    "shared_memory_per_block_optin",
+    "reserved_shared_memory_per_block",
+    "shared_memory_allocation_granularity",
+};
+
+// The columns a live device's driver reports (DeviceData(const Device&)).
+constexpr std::string_view kDriverColumns[] = {
+    "max_threads_per_block",
+    "warp_size",
+    "max_threads_per_multiprocessor",
+    "max_blocks_per_multiprocessor",
+    "registers_per_multiprocessor",
+    "registers_per_block",
+    "shared_memory_per_multiprocessor",
+    "shared_memory_per_block",
+    "shared_memory_per_block_optin",
+    "reserved_shared_memory_per_block",
+};
+
+std::vector<std::string> split_list(std::string_view text) {
+  std::vector<std::string> items;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    items.emplace_back(text.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return items;
+}
+
+bool contains(const std::vector<std::string>& list, std::string_view item) {
+  return std::find(list.begin(), list.end(), item) != list.end();
+}
 
 constexpr ArchitectureRow kRows[] = {
 #include "architecture_table.inc"
@@ -71,6 +140,13 @@ std::vector<DeviceProperties> load_table() {
       p.sm_count = row.sm_count;
       p.sm_count_part = row.sm_count_part;
     }
+    p.unknown_fields = split_list(row.unknown_fields);
+    p.unknown_reason = row.unknown_reason;
+    for (const auto& former : split_list(row.former_compute_capabilities)) {
+      const ComputeCapability cc = parse_dotted(former);
+      if (cc.major < 0) throw Error("architecture table: bad former compute capability " + former);
+      p.former_compute_capabilities.push_back(cc);
+    }
     rows.push_back(std::move(p));
   }
   std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
@@ -90,7 +166,7 @@ std::string known_list() {
   return list;
 }
 
-void check_positive(long long value, const char* field) {
+void check_positive_value(long long value, const char* field) {
   if (value <= 0)
     throw UsageError(std::string("device properties: ") + field + " must be positive (got " +
                      std::to_string(value) + ")");
@@ -106,13 +182,20 @@ std::span<const DeviceProperties> known_architectures() {
   return table();
 }
 
+std::span<const std::string_view> architecture_columns() {
+  return kColumns;
+}
+
 const DeviceProperties* find_architecture(ComputeCapability cc) {
   for (const auto& row : table())
     if (row.compute_capability == cc) return &row;
+  for (const auto& row : table())
+    for (const auto& former : row.former_compute_capabilities)
+      if (former == cc) return &row;
   return nullptr;
 }
 
-ComputeCapability parse_architecture(std::string_view text) {
+std::optional<ComputeCapability> architecture_name_to_compute_capability(std::string_view text) {
   std::string name(text);
   while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
   while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) name.erase(0, 1);
@@ -125,7 +208,8 @@ ComputeCapability parse_architecture(std::string_view text) {
   else if (name.starts_with("compute_"))
     digits = std::string_view(name).substr(8);
   if (!digits.empty()) {
-    // A family- or architecture-specific suffix ("sm_90a", "sm_100f") has the same limits.
+    // An architecture- or family-specific target ("sm_90a", "sm_100f") runs on the base
+    // architecture's hardware: the same limits.
     if (digits.back() == 'a' || digits.back() == 'f') digits.remove_suffix(1);
     int number = -1;
     const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), number);
@@ -135,19 +219,39 @@ ComputeCapability parse_architecture(std::string_view text) {
   } else {
     cc = parse_dotted(name);
   }
-  if (cc.major < 0)
+  if (cc.major < 0) return std::nullopt;
+  return cc;
+}
+
+const DeviceProperties* lookup_architecture(std::string_view text) {
+  const auto cc = architecture_name_to_compute_capability(text);
+  return cc ? find_architecture(*cc) : nullptr;
+}
+
+ComputeCapability parse_architecture(std::string_view text) {
+  const auto cc = architecture_name_to_compute_capability(text);
+  if (!cc)
     throw UsageError("unknown architecture \"" + std::string(text) +
                      "\": expected sm_XX, compute_XX or X.Y (known: " + known_list() + ")");
-  if (!find_architecture(cc))
-    throw UsageError("architecture \"" + std::string(text) + "\" (compute capability " + cc.str() +
+  const DeviceProperties* row = find_architecture(*cc);
+  if (!row)
+    throw UsageError("architecture \"" + std::string(text) + "\" (compute capability " + cc->str() +
                      ") is not in cudatool's table (known: " + known_list() + ")");
-  return cc;
+  return row->compute_capability;
 }
 
 DeviceData::DeviceData(DeviceProperties properties, DeviceDataOrigin origin)
     : properties_(std::move(properties)), origin_(origin) {
   const auto& p = properties_;
-  check_positive(p.compute_capability.major, "compute_capability.major");
+  for (const auto& field : p.unknown_fields)
+    if (std::find(kColumns.begin(), kColumns.end(), field) == kColumns.end())
+      throw UsageError("device properties: unknown_fields names \"" + field +
+                       "\", which is no column of the architecture table");
+  // A value the table does not know is exempt: it holds 0.
+  auto check_positive = [&](long long value, const char* field) {
+    if (!contains(p.unknown_fields, field)) check_positive_value(value, field);
+  };
+  check_positive_value(p.compute_capability.major, "compute_capability.major");
   check_positive(p.max_threads_per_block, "max_threads_per_block");
   check_positive(p.warp_size, "warp_size");
   check_positive(p.max_threads_per_multiprocessor, "max_threads_per_multiprocessor");
@@ -164,8 +268,9 @@ DeviceData::DeviceData(DeviceProperties properties, DeviceDataOrigin origin)
   check_positive(p.shared_memory_allocation_granularity, "shared_memory_allocation_granularity");
   check_positive(p.shared_memory_banks, "shared_memory_banks");
   check_positive(p.cache_line_size, "cache_line_size");
-  if (p.sm_count) check_positive(*p.sm_count, "sm_count");
-  if (p.shared_memory_per_block_optin < p.shared_memory_per_block)
+  if (p.sm_count) check_positive_value(*p.sm_count, "sm_count");
+  if (knows("shared_memory_per_block_optin") && knows("shared_memory_per_block") &&
+      p.shared_memory_per_block_optin < p.shared_memory_per_block)
     throw UsageError("device properties: shared_memory_per_block_optin (" +
                      std::to_string(p.shared_memory_per_block_optin) +
                      ") is below shared_memory_per_block (" +
@@ -205,7 +310,24 @@ DeviceData::DeviceData(const Device& device) : origin_(DeviceDataOrigin::device)
       static_cast<std::size_t>(attr(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK));
   p.sm_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   p.sm_count_part = p.name;
+  // The driver's values are known even where the table's are not.
+  std::erase_if(p.unknown_fields, [](const std::string& field) {
+    return std::find(std::begin(kDriverColumns), std::end(kDriverColumns), field) !=
+           std::end(kDriverColumns);
+  });
+  if (p.unknown_fields.empty()) p.unknown_reason.clear();
   *this = DeviceData(std::move(p), DeviceDataOrigin::device);
+}
+
+bool DeviceData::knows(std::string_view field) const {
+  return !contains(properties_.unknown_fields, field);
+}
+
+std::vector<std::string> DeviceData::unknown_occupancy_inputs() const {
+  std::vector<std::string> unknown;
+  for (const auto field : kOccupancyInputs)
+    if (!knows(field)) unknown.emplace_back(field);
+  return unknown;
 }
 
 void DeviceData::set_sm_count(int sm_count) {
@@ -219,6 +341,11 @@ int DeviceData::align_bytes(int word_size) const {
   if (!valid_word_size(word_size))
     throw UsageError("no coalesced alignment for words of " + std::to_string(word_size) +
                      " bytes (global memory words are 1, 2, 4, 8 or 16 bytes)");
+  for (const char* field : {"warp_size", "cache_line_size"})
+    if (!knows(field))
+      throw RequirementError("no coalesced alignment for " + properties_.name +
+                             ": cudatool's architecture table does not know its " + field + " (" +
+                             properties_.unknown_reason + ")");
   return std::min(properties_.warp_size * word_size, properties_.cache_line_size);
 }
 
@@ -280,20 +407,33 @@ void to_json(nlohmann::json& j, const DeviceProperties& p) {
       {"cache_line_size", p.cache_line_size},
       {"sm_count", p.sm_count ? nlohmann::json(*p.sm_count) : nlohmann::json(nullptr)},
       {"sm_count_part", p.sm_count ? nlohmann::json(p.sm_count_part) : nlohmann::json(nullptr)},
+      {"unknown_fields", p.unknown_fields},
+      {"unknown_reason",
+       p.unknown_fields.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.unknown_reason)},
   };
+  if (p.family.empty()) j["family"] = nullptr;
+  // What the table does not know is null, as in share/architectures.json.
+  for (const auto& field : p.unknown_fields) j[field] = nullptr;
 }
 
 void to_json(nlohmann::json& j, const DeviceData& data) {
   to_json(j, data.properties());
   j["origin"] = origin_name(data.origin());
   // PyCUDA's names for the same values.
-  j["max_threads"] = data.max_threads();
-  j["warps_per_mp"] = data.warps_per_mp();
-  j["thread_blocks_per_mp"] = data.thread_blocks_per_mp();
-  j["registers"] = data.registers();
-  j["shared_memory"] = data.shared_memory();
-  j["smem_granularity"] = data.smem_granularity();
-  j["smem_alloc_granularity"] = data.smem_alloc_granularity();
+  auto known = [&](int value, std::initializer_list<const char*> fields) {
+    for (const char* field : fields)
+      if (!data.knows(field)) return nlohmann::json(nullptr);
+    return nlohmann::json(value);
+  };
+  j["max_threads"] = known(data.max_threads(), {"max_threads_per_block"});
+  j["warps_per_mp"] = known(data.warps_per_mp(), {"max_threads_per_multiprocessor", "warp_size"});
+  j["thread_blocks_per_mp"] = known(data.thread_blocks_per_mp(), {"max_blocks_per_multiprocessor"});
+  j["registers"] = known(data.registers(), {"registers_per_block"});
+  j["shared_memory"] = data.knows("shared_memory_per_block") ? nlohmann::json(data.shared_memory())
+                                                             : nlohmann::json(nullptr);
+  j["smem_granularity"] = known(data.smem_granularity(), {"shared_memory_banks"});
+  j["smem_alloc_granularity"] =
+      known(data.smem_alloc_granularity(), {"shared_memory_allocation_granularity"});
 }
 
 }  // namespace cudatool

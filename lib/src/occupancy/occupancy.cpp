@@ -63,8 +63,13 @@ std::optional<int> limit_or_none(int limit) {
   return limit == INT_MAX ? std::nullopt : std::optional<int>(limit);
 }
 
+void require_known(const DeviceData& devdata) {
+  if (auto unknown = occupancy_unknown(devdata)) throw UnknownValueError(std::move(*unknown));
+}
+
 void validate(const DeviceData& devdata, int threads, std::size_t shared_mem, int registers,
               int block_barriers) {
+  require_known(devdata);
   const auto& p = devdata.properties();
   if (threads < 1)
     throw UsageError("threads per block " + std::to_string(threads) + ": a block needs at least 1");
@@ -88,6 +93,28 @@ void validate(const DeviceData& devdata, int threads, std::size_t shared_mem, in
 }
 
 }  // namespace
+
+std::string OccupancyUnknown::message() const {
+  std::string list;
+  for (const auto& field : fields) list += (list.empty() ? "" : ", ") + field;
+  std::string text = "occupancy on " + architecture +
+                     " is unknown: cudatool's architecture table does not know its " + list;
+  if (!reason.empty()) text += " (" + reason + ")";
+  return text;
+}
+
+std::optional<OccupancyUnknown> occupancy_unknown(const DeviceData& devdata) {
+  std::vector<std::string> fields = devdata.unknown_occupancy_inputs();
+  if (fields.empty()) return std::nullopt;
+  const auto& p = devdata.properties();
+  return OccupancyUnknown{p.name, std::move(fields), p.unknown_reason};
+}
+
+void to_json(nlohmann::json& j, const OccupancyUnknown& unknown) {
+  j = nlohmann::json{{"architecture", unknown.architecture},
+                     {"unknown_fields", unknown.fields},
+                     {"reason", unknown.reason}};
+}
 
 std::string_view limit_name(OccupancyLimit limit) {
   switch (limit) {
@@ -187,6 +214,7 @@ std::optional<OccupancyImprovement> less_shared_memory_for_more_blocks(
 }
 
 std::vector<int> default_block_sizes(const DeviceData& devdata) {
+  require_known(devdata);
   std::vector<int> sizes;
   const auto& p = devdata.properties();
   for (int threads = p.warp_size; threads <= p.max_threads_per_block; threads += p.warp_size)
@@ -196,6 +224,7 @@ std::vector<int> default_block_sizes(const DeviceData& devdata) {
 
 OccupancySweep sweep_block_sizes(const DeviceData& devdata, std::span<const int> block_sizes,
                                  std::size_t shared_mem, int registers, int block_barriers) {
+  require_known(devdata);
   OccupancySweep sweep{"threads", {}};
   sweep.records.reserve(block_sizes.size());
   for (const int threads : block_sizes)
@@ -205,6 +234,7 @@ OccupancySweep sweep_block_sizes(const DeviceData& devdata, std::span<const int>
 
 OccupancySweep sweep_registers(const DeviceData& devdata, int threads, std::size_t shared_mem,
                                int block_barriers) {
+  require_known(devdata);
   OccupancySweep sweep{"registers", {}};
   const int max = devdata.properties().max_registers_per_thread;
   sweep.records.reserve(static_cast<std::size_t>(max) + 1);
@@ -215,6 +245,7 @@ OccupancySweep sweep_registers(const DeviceData& devdata, int threads, std::size
 
 OccupancySweep sweep_shared_memory(const DeviceData& devdata, int threads, int registers,
                                    int block_barriers) {
+  require_known(devdata);
   OccupancySweep sweep{"shared_mem", {}};
   const auto& p = devdata.properties();
   const auto step = static_cast<std::size_t>(p.shared_memory_allocation_granularity);
@@ -287,6 +318,7 @@ BlockSizeSuggestion suggest_block_size(const DeviceData& devdata, std::size_t sh
 }
 
 BlockSizeSuggestion suggest_block_size(const DeviceData& devdata, const OccupancySweep& sweep) {
+  require_known(devdata);
   if (sweep.parameter != "threads" || sweep.records.empty())
     throw LogicError("suggest_block_size needs a non-empty sweep over block sizes");
   // The calculator's rule: most threads resident; among equals, the largest block.

@@ -5,10 +5,13 @@
 #include <cuda_occupancy.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "cudatool/base/error.hpp"
 
@@ -35,6 +38,42 @@ TEST(DeviceDataNames, ArchitectureSpellingsParse) {
   }
 }
 
+// The names images carry: architecture-specific ("a") and family-specific ("f") targets
+// share the base row; CUDA 12.8/12.9's sm_101 is CUDA 13's sm_110.
+TEST(DeviceDataNames, SuffixedAndFormerNamesMapToTheBaseRow) {
+  struct Case {
+    const char* text;
+    const char* row;
+  };
+  for (const Case& c :
+       {Case{"sm_90a", "sm_90"}, Case{"sm_100a", "sm_100"}, Case{"sm_100f", "sm_100"},
+        Case{"sm_103a", "sm_103"}, Case{"sm_103f", "sm_103"}, Case{"sm_110a", "sm_110"},
+        Case{"sm_110f", "sm_110"}, Case{"sm_120a", "sm_120"}, Case{"sm_120f", "sm_120"},
+        Case{"sm_121a", "sm_121"}, Case{"sm_121f", "sm_121"}, Case{"compute_120f", "sm_120"},
+        Case{"SM_90A", "sm_90"}, Case{"sm_88", "sm_88"}, Case{"sm_101", "sm_110"},
+        Case{"sm_101a", "sm_110"}, Case{"sm_101f", "sm_110"}, Case{"compute_101", "sm_110"},
+        Case{"10.1", "sm_110"}}) {
+    SCOPED_TRACE(c.text);
+    const DeviceProperties* row = lookup_architecture(c.text);
+    ASSERT_NE(row, nullptr);
+    EXPECT_EQ(row->name, c.row);
+    EXPECT_EQ(parse_architecture(c.text), row->compute_capability);
+    EXPECT_EQ(DeviceData(c.text).properties().name, c.row);
+  }
+  // Without the table: the number the name spells, suffix dropped, former name kept.
+  EXPECT_EQ(architecture_name_to_compute_capability("sm_101a"), (ComputeCapability{10, 1}));
+  EXPECT_EQ(architecture_name_to_compute_capability("sm_999"), (ComputeCapability{99, 9}));
+  EXPECT_EQ(architecture_name_to_compute_capability("sm_90x"), std::nullopt);
+  EXPECT_EQ(find_architecture(ComputeCapability{10, 1}),
+            find_architecture(ComputeCapability{11, 0}));
+  // lookup_architecture never throws: nullptr for malformed names and for names not in the
+  // table alike.
+  for (const char* text : {"banana", "", "sm_", "sm_90af", "sm_999", "sm_102", "sm_35", "13.0"}) {
+    SCOPED_TRACE(text);
+    EXPECT_EQ(lookup_architecture(text), nullptr);
+  }
+}
+
 TEST(DeviceDataNames, MalformedOrUnknownArchitecturesAreUsageErrorsNamingTheValue) {
   for (const char* text :
        {"banana", "", "sm_", "sm_9", "sm_1234", "9.10", "9", "sm_9x", "compute_", "sm90", "-1.0"}) {
@@ -49,7 +88,7 @@ TEST(DeviceDataNames, MalformedOrUnknownArchitecturesAreUsageErrorsNamingTheValu
     }
   }
   // Well formed but not in the table.
-  for (const char* text : {"sm_13", "sm_88", "sm_101", "compute_35", "13.0"}) {
+  for (const char* text : {"sm_13", "sm_102", "sm_104", "compute_35", "13.0"}) {
     SCOPED_TRACE(text);
     try {
       DeviceData data(text);
@@ -63,7 +102,7 @@ TEST(DeviceDataNames, MalformedOrUnknownArchitecturesAreUsageErrorsNamingTheValu
 
 TEST(DeviceDataTable, CoversMaxwellToBlackwellInOrder) {
   const auto rows = known_architectures();
-  ASSERT_EQ(rows.size(), 19u);
+  ASSERT_EQ(rows.size(), 20u);
   EXPECT_EQ(rows.front().name, "sm_50");
   EXPECT_EQ(rows.back().name, "sm_121");
   for (std::size_t i = 1; i < rows.size(); ++i)
@@ -71,27 +110,102 @@ TEST(DeviceDataTable, CoversMaxwellToBlackwellInOrder) {
   for (const auto& row : rows) {
     SCOPED_TRACE(row.name);
     EXPECT_EQ(row.name, row.compute_capability.sm());
+    EXPECT_EQ(row.sm_count.has_value(), !row.sm_count_part.empty());
+    // Every row loads, unknown values and all.
+    EXPECT_NO_THROW(DeviceData(row, DeviceDataOrigin::architecture_table));
+    EXPECT_EQ(row.unknown_fields.empty(), row.unknown_reason.empty());
+    if (!row.unknown_fields.empty()) continue;
     EXPECT_FALSE(row.family.empty());
     EXPECT_EQ(row.max_threads_per_multiprocessor % row.warp_size, 0);
     EXPECT_GE(row.shared_memory_per_block_optin, row.shared_memory_per_block);
     EXPECT_LE(row.shared_memory_per_block_optin + row.reserved_shared_memory_per_block,
               row.shared_memory_per_multiprocessor);
     EXPECT_LE(row.registers_per_block, row.registers_per_multiprocessor);
-    EXPECT_EQ(row.sm_count.has_value(), !row.sm_count_part.empty());
-    EXPECT_NO_THROW(DeviceData(row, DeviceDataOrigin::architecture_table));
   }
 }
 
-// The compiled-in table is the file in share/, and every column names its source.
+// Every architecture CUDA 13.0's nvcc compiles for (`nvcc --list-gpu-code`, which also
+// lists compute_XX for the same numbers) has a row.
+TEST(DeviceDataTable, EveryCuda13TargetHasARow) {
+  for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100",
+                           "sm_110", "sm_103", "sm_120", "sm_121"}) {
+    SCOPED_TRACE(arch);
+    const DeviceProperties* row = lookup_architecture(arch);
+    ASSERT_NE(row, nullptr);
+    EXPECT_EQ(row->name, arch);
+  }
+  // The rows whose every value is known: all but sm_88.
+  std::vector<std::string> partial;
+  for (const auto& row : known_architectures())
+    if (!row.unknown_fields.empty()) partial.push_back(row.name);
+  EXPECT_EQ(partial, std::vector<std::string>{"sm_88"});
+}
+
+// A row with unknown values: what is known is there, what is not is 0, named, explained.
+TEST(DeviceDataTable, UnknownValuesAreNamedAndExplained) {
+  const DeviceData d("sm_88");
+  const auto& p = d.properties();
+  EXPECT_EQ(p.compute_capability, (ComputeCapability{8, 8}));
+  EXPECT_EQ(p.family, "");
+  EXPECT_NE(p.unknown_reason.find("8.8"), std::string::npos) << p.unknown_reason;
+  // What cuda_occupancy.h hard-codes for 8.x is known.
+  EXPECT_TRUE(d.knows("max_blocks_per_multiprocessor"));
+  EXPECT_EQ(p.max_blocks_per_multiprocessor, 16);
+  EXPECT_TRUE(d.knows("register_allocation_granularity"));
+  EXPECT_TRUE(d.knows("shared_memory_allocation_granularity"));
+  for (const char* field : {"warp_size", "max_threads_per_multiprocessor",
+                            "shared_memory_per_multiprocessor", "cache_line_size"}) {
+    SCOPED_TRACE(field);
+    EXPECT_FALSE(d.knows(field));
+  }
+  EXPECT_EQ(p.warp_size, 0);
+  EXPECT_EQ(d.warps_per_mp(), 0);  // no division by an unknown warp size
+  const std::vector<std::string> inputs = d.unknown_occupancy_inputs();
+  EXPECT_EQ(inputs.size(), 10u);
+  EXPECT_EQ(inputs.front(), "max_threads_per_block");
+  EXPECT_TRUE(std::find(inputs.begin(), inputs.end(), "cache_line_size") == inputs.end())
+      << "the cache line is no occupancy input";
+  EXPECT_THROW(d.align_bytes(4), RequirementError);
+  // Fully known rows have no unknown inputs.
+  for (const char* arch : {"sm_75", "sm_90", "sm_110", "sm_121"})
+    EXPECT_TRUE(DeviceData(arch).unknown_occupancy_inputs().empty()) << arch;
+
+  // JSON: null where the table says null, the PyCUDA names too.
+  const nlohmann::json j = d;
+  EXPECT_TRUE(j.at("warp_size").is_null());
+  EXPECT_TRUE(j.at("warps_per_mp").is_null());
+  EXPECT_TRUE(j.at("family").is_null());
+  EXPECT_EQ(j.at("max_blocks_per_multiprocessor"), 16);
+  EXPECT_EQ(j.at("thread_blocks_per_mp"), 16);
+  EXPECT_EQ(j.at("unknown_fields").size(), p.unknown_fields.size());
+  EXPECT_EQ(j.at("unknown_reason"), p.unknown_reason);
+  const nlohmann::json known = DeviceData("sm_90");
+  EXPECT_TRUE(known.at("unknown_fields").empty());
+  EXPECT_TRUE(known.at("unknown_reason").is_null());
+}
+
+// The compiled-in table is the file in share/, and every value names its source: each
+// column lists sources (document, section, url), and a known value's row is covered by
+// one of them; a null value's row says why.
 TEST(DeviceDataTable, CompiledInTableIsTheFileAndEveryValueHasASource) {
   const nlohmann::json file = table_file();
   const auto& sources = file.at("sources");
   const auto& fields = file.at("fields");
-  for (const auto& [field, source] : fields.items()) {
-    SCOPED_TRACE(field);
-    EXPECT_TRUE(sources.contains(source.get<std::string>())) << source;
+  for (const auto& [key, source] : sources.items()) {
+    SCOPED_TRACE(key);
+    EXPECT_FALSE(source.at("document").get<std::string>().empty());
+    EXPECT_FALSE(source.at("section").get<std::string>().empty());
+    EXPECT_TRUE(source.at("url").is_null() ||
+                source.at("url").get<std::string>().starts_with("https://"));
   }
-  const std::set<std::string> descriptive = {"compute_capability", "family", "sm_count_part"};
+  for (const auto& [field, list] : fields.items()) {
+    SCOPED_TRACE(field);
+    ASSERT_FALSE(list.empty());
+    for (const auto& key : list) EXPECT_TRUE(sources.contains(key.get<std::string>())) << key;
+  }
+  const std::set<std::string> descriptive = {
+      "compute_capability",          "family",       "sm_count_part", "unknown_reason",
+      "former_compute_capabilities", "former_source"};
   ASSERT_EQ(file.at("architectures").size(), known_architectures().size());
   for (const auto& row : file.at("architectures")) {
     const std::string cc = row.at("compute_capability").get<std::string>();
@@ -101,12 +215,40 @@ TEST(DeviceDataTable, CompiledInTableIsTheFileAndEveryValueHasASource) {
         EXPECT_TRUE(fields.contains(field)) << field << " has no source";
       }
     }
-    for (const auto& [field, source] : fields.items())
-      EXPECT_TRUE(row.contains(field)) << "row lacks " << field;
-    // The compiled-in row has the file's values.
-    nlohmann::json compiled = DeviceData(cc).properties();
-    for (const auto& [field, source] : fields.items())
+    bool any_null = false;
+    for (const auto& [field, list] : fields.items()) {
+      ASSERT_TRUE(row.contains(field)) << "row lacks " << field;
+      if (row.at(field).is_null()) {
+        // sm_count is null where an architecture has no single part: not an unknown.
+        if (field != "sm_count") any_null = true;
+        continue;
+      }
+      // Some source of the column covers this row (no compute_capabilities: every row).
+      bool covered = false;
+      for (const auto& key : list) {
+        const auto& source = sources.at(key.get<std::string>());
+        if (!source.contains("compute_capabilities"))
+          covered = true;
+        else
+          for (const auto& covers : source.at("compute_capabilities"))
+            if (covers == cc) covered = true;
+      }
+      EXPECT_TRUE(covered) << field << " = " << row.at(field) << " has no source for " << cc;
+    }
+    EXPECT_EQ(row.contains("unknown_reason"), any_null) << "a null value needs unknown_reason";
+    if (row.contains("former_compute_capabilities")) {
+      ASSERT_TRUE(row.contains("former_source"));
+      EXPECT_TRUE(sources.contains(row.at("former_source").get<std::string>()));
+    }
+    // The compiled-in row has the file's values, nulls included.
+    const DeviceData data(cc);
+    nlohmann::json compiled = data.properties();
+    for (const auto& [field, source] : fields.items()) {
       EXPECT_EQ(compiled.at(field), row.at(field)) << field;
+      if (field != "sm_count") {
+        EXPECT_EQ(data.knows(field), !row.at(field).is_null()) << field;
+      }
+    }
   }
 }
 
@@ -127,6 +269,7 @@ TEST(DeviceDataTable, AgreesWithCudaOccupancyHeader) {
     // The header allows 256 registers per thread from 7.x on; the guide's limit is 255.
     ASSERT_EQ(cudaOccRegAllocationMaxPerThread(&value, &prop), CUDA_OCC_SUCCESS);
     EXPECT_LE(row.max_registers_per_thread, value);
+    if (!row.unknown_fields.empty()) continue;  // no shared memory size to check
     // The shared memory per SM is one of the carve-outs the header knows (Volta on).
     if (row.compute_capability.major >= 7) {
       std::size_t size = row.shared_memory_per_multiprocessor;
@@ -156,7 +299,11 @@ TEST(DeviceDataTable, ProgrammingGuideValues) {
            Expected{"sm_89", 48, 24, 65536, 100, 99, 1024},
            Expected{"sm_90", 64, 32, 65536, 228, 227, 1024},
            Expected{"sm_100", 64, 32, 65536, 228, 227, 1024},
+           // CUDA 13.0 Programming Guide, Tables 30 and 31 (10.3, 11.0 and 12.x columns).
+           Expected{"sm_103", 64, 32, 65536, 228, 227, 1024},
+           Expected{"sm_110", 48, 24, 65536, 228, 227, 1024},
            Expected{"sm_120", 48, 24, 65536, 100, 99, 1024},
+           Expected{"sm_121", 48, 24, 65536, 100, 99, 1024},
        }) {
     SCOPED_TRACE(e.arch);
     const DeviceData d(e.arch);
@@ -241,6 +388,17 @@ TEST(DeviceDataCustom, PlainStructIsValidatedFieldByField) {
   expect_rejected([](DeviceProperties& p) { p.sm_count = 0; }, "sm_count");
   expect_rejected([](DeviceProperties& p) { p.shared_memory_per_block_optin = 1024; },
                   "shared_memory_per_block_optin");
+  expect_rejected([](DeviceProperties& p) { p.unknown_fields = {"warps"}; }, "warps");
+  // A value listed as unknown may be 0; the others are still checked.
+  DeviceProperties partial = good;
+  partial.warp_size = 0;
+  partial.unknown_fields = {"warp_size"};
+  partial.unknown_reason = "not measured";
+  const DeviceData data(partial);
+  EXPECT_FALSE(data.knows("warp_size"));
+  EXPECT_EQ(data.unknown_occupancy_inputs(), std::vector<std::string>{"warp_size"});
+  partial.registers_per_block = 0;
+  expect_rejected([&](DeviceProperties& p) { p = partial; }, "registers_per_block");
 }
 
 TEST(DeviceDataCustom, SmCountOverride) {

@@ -151,6 +151,7 @@ TEST(OccupancyRecord, InvariantsOnEveryArchitecture) {
   for (const auto& row : known_architectures()) {
     const DeviceData d(row);
     SCOPED_TRACE(row.name);
+    if (occupancy_unknown(d)) continue;  // UnknownInputsGiveNoNumber covers those
     for (int threads : {1, 32, 33, 64, 96, 128, 200, 256, 384, 512, 640, 768, 1000, 1024}) {
       // Non-increasing in registers, each record consistent with its limits.
       int previous = INT_MAX;
@@ -275,6 +276,7 @@ TEST(BlockSizeSuggestion, LargestBlockAtTheHighestOccupancy) {
 TEST(BlockSizeSuggestion, SweepRuleAgreesWithTheCalculator) {
   for (const auto& row : known_architectures()) {
     const DeviceData d(row);
+    if (occupancy_unknown(d)) continue;  // UnknownInputsGiveNoNumber covers those
     for (int regs : {0, 24, 40, 64, 96, 128, 200, 255}) {
       for (std::size_t smem : {std::size_t{0}, std::size_t{6000}, std::size_t{30000}}) {
         SCOPED_TRACE(row.name + " regs=" + std::to_string(regs) + " smem=" + std::to_string(smem));
@@ -309,6 +311,51 @@ TEST(OccupancyRecord, CustomPropertiesFlowThrough) {
   const OccupancyRecord r(half, 256, 0, 32);
   EXPECT_EQ(r.tb_per_mp, 4);
   EXPECT_EQ(r.limited_by, "regs");
+}
+
+// Where the table lacks a value occupancy needs, every entry point refuses to guess and
+// names what is missing; nothing divides by an unknown value or loops on a zero step.
+TEST(OccupancyUnknownValues, UnknownInputsGiveNoNumber) {
+  const DeviceData d("sm_88");
+  const auto unknown = occupancy_unknown(d);
+  ASSERT_TRUE(unknown.has_value());
+  EXPECT_EQ(unknown->architecture, "sm_88");
+  EXPECT_EQ(unknown->fields, d.unknown_occupancy_inputs());
+  EXPECT_EQ(unknown->reason, d.properties().unknown_reason);
+  const std::string message = unknown->message();
+  EXPECT_NE(message.find("occupancy on sm_88 is unknown"), std::string::npos) << message;
+  EXPECT_NE(message.find("max_threads_per_multiprocessor"), std::string::npos) << message;
+  EXPECT_NE(message.find(unknown->reason), std::string::npos) << message;
+
+  try {
+    OccupancyRecord record(d, 256, 0, 32);
+    ADD_FAILURE() << "gave " << record.tb_per_mp << " blocks";
+  } catch (const UnknownValueError& e) {
+    EXPECT_EQ(e.unknown().fields, unknown->fields);
+    EXPECT_EQ(std::string(e.what()), message);
+  }
+  // A requirement unmet (exit status 4) for callers that do not check first.
+  EXPECT_THROW(OccupancyRecord(d, 256), RequirementError);
+  EXPECT_THROW(default_block_sizes(d), UnknownValueError);
+  const int sizes[] = {64, 128};
+  EXPECT_THROW(sweep_block_sizes(d, sizes), UnknownValueError);
+  EXPECT_THROW(sweep_registers(d, 128), UnknownValueError);
+  EXPECT_THROW(sweep_shared_memory(d, 128), UnknownValueError);
+  EXPECT_THROW(suggest_block_size(d), UnknownValueError);
+  EXPECT_THROW(suggest_block_size(d, OccupancySweep{"threads", {}}), UnknownValueError);
+
+  const nlohmann::json j = *unknown;
+  EXPECT_EQ(j.at("architecture"), "sm_88");
+  EXPECT_EQ(j.at("unknown_fields").size(), unknown->fields.size());
+  EXPECT_EQ(j.at("reason"), unknown->reason);
+
+  // Every fully known row answers, the renamed one through its former name too.
+  for (const auto& row : known_architectures())
+    if (row.unknown_fields.empty()) {
+      EXPECT_FALSE(occupancy_unknown(DeviceData(row))) << row.name;
+    }
+  EXPECT_EQ(OccupancyRecord(DeviceData("sm_101a"), 256, 0, 32).tb_per_mp,
+            OccupancyRecord(DeviceData("sm_110"), 256, 0, 32).tb_per_mp);
 }
 
 TEST(OccupancyJson, RecordHasThePyCudaFieldsAndEveryLimit) {

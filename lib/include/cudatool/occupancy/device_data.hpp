@@ -3,8 +3,25 @@
 // SM, opt-in and reserved shared memory per block, allocation granularities).
 //
 // The per-architecture constants live in one table, share/architectures.json, which
-// names the source of every column (CUDA C++ Programming Guide, cuda_occupancy.h) and is
+// names the source of every column (CUDA Programming Guide, cuda_occupancy.h) and is
 // compiled into the library: DeviceData("sm_90") reads no file and loads no driver.
+//
+// The table has a row for every architecture CUDA 13 compiles for (sm_75 to sm_121) and
+// the older ones, but not every value of every row is known: where no source gives a
+// value the table says null, and so does cudatool. Such a column is 0 in DeviceProperties
+// and named in its unknown_fields, with unknown_reason saying why. For a name an image or
+// a user gives:
+//   - lookup_architecture(name): the row, or nullptr where the name is malformed or not
+//     in the table (never throws; parse_architecture throws the same cases as UsageError);
+//   - DeviceData(name).knows(field) / unknown_occupancy_inputs(): whether occupancy can be
+//     computed; where it cannot, occupancy_unknown() (occupancy.hpp) says which values
+//     are missing and why, and OccupancyRecord throws UnknownValueError rather than guess.
+// For example, per image of a binary:
+//   const DeviceProperties* row = lookup_architecture("sm_100f");  // the sm_100 row
+//   if (!row) { /* not in the table: report that, no occupancy */ }
+//   const DeviceData data(*row, DeviceDataOrigin::architecture_table);
+//   if (const auto unknown = occupancy_unknown(data)) { /* null, unknown->message() */ }
+//   else { const OccupancyRecord r(data, threads, shared_mem, registers, barriers); }
 #pragma once
 
 #include <cstddef>
@@ -13,6 +30,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cudatool/device/device.hpp"
 
@@ -42,6 +60,13 @@ struct DeviceProperties {
   // count of the part named in sm_count_part, where the architecture has one such part.
   std::optional<int> sm_count;
   std::string sm_count_part;
+  // The columns above whose value is not known (each holds 0), by their table names
+  // ("max_threads_per_multiprocessor", ...), and why. Empty for a fully known row.
+  std::vector<std::string> unknown_fields;
+  std::string unknown_reason;
+  // Earlier compute capabilities of the same architecture, which parse to this row
+  // ({10, 1} for 11.0: CUDA 13 renumbered sm_101 as sm_110).
+  std::vector<ComputeCapability> former_compute_capabilities;
 
   friend bool operator==(const DeviceProperties&, const DeviceProperties&) = default;
 };
@@ -51,15 +76,19 @@ enum class DeviceDataOrigin { architecture_table, device, custom };
 
 class DeviceData {
  public:
-  // Any properties; throws UsageError naming the first field that is not positive.
+  // Any properties; throws UsageError naming the first field that is not positive (fields
+  // listed in unknown_fields are exempt; an unknown_fields entry that names no column is a
+  // UsageError too).
   explicit DeviceData(DeviceProperties properties,
                       DeviceDataOrigin origin = DeviceDataOrigin::custom);
   // A live device's attributes (no context is created); the granularities and limits the
   // driver does not report come from the table row of its compute capability. Throws
   // RequirementError for a compute capability the table does not know.
   explicit DeviceData(const Device& device);
-  // An architecture from the table: "sm_90", "sm_90a", "compute_90", "9.0" (case does
-  // not matter). Never touches the driver. Throws UsageError for anything else.
+  // An architecture from the table: "sm_90", "sm_90a", "sm_100f", "compute_90", "9.0",
+  // a former name such as "sm_101" (case does not matter). Never touches the driver.
+  // Throws UsageError for anything else. A row with unknown values is accepted: check
+  // unknown_occupancy_inputs() before asking for occupancy.
   explicit DeviceData(std::string_view architecture);
 
   const DeviceProperties& properties() const { return properties_; }
@@ -67,11 +96,21 @@ class DeviceData {
   // Replaces the SM count (which only the minimum grid size depends on).
   void set_sm_count(int sm_count);
 
-  // PyCUDA's names.
+  // Whether `field` (a column name: "warp_size", "shared_memory_per_multiprocessor", ...)
+  // has a known value. Names that are no column are known (false only for unknown_fields).
+  bool knows(std::string_view field) const;
+  // The unknown columns occupancy depends on, in table order; empty when OccupancyRecord
+  // and the sweeps can answer. (shared_memory_banks and cache_line_size only matter to the
+  // alignment helpers, sm_count only to the minimum grid size.)
+  std::vector<std::string> unknown_occupancy_inputs() const;
+
+  // PyCUDA's names. Where the table does not know a value they return 0.
   int max_threads() const { return properties_.max_threads_per_block; }
   int warp_size() const { return properties_.warp_size; }
   int warps_per_mp() const {
-    return properties_.max_threads_per_multiprocessor / properties_.warp_size;
+    return properties_.warp_size == 0
+               ? 0
+               : properties_.max_threads_per_multiprocessor / properties_.warp_size;
   }
   int thread_blocks_per_mp() const { return properties_.max_blocks_per_multiprocessor; }
   int registers() const { return properties_.registers_per_block; }
@@ -81,7 +120,8 @@ class DeviceData {
 
   // The base-address alignment at which a warp's accesses of `word_size`-byte words
   // (1, 2, 4, 8 or 16) coalesce into the fewest cache lines: the warp's span, capped at
-  // one cache line. Throws UsageError for another word size.
+  // one cache line. Throws UsageError for another word size, RequirementError where the
+  // table knows no warp size or cache line size.
   int align_bytes(int word_size = 4) const;
   // `bytes` rounded up to align_bytes(word_size).
   std::size_t align(std::size_t bytes, int word_size = 4) const;
@@ -99,15 +139,30 @@ class DeviceData {
   DeviceDataOrigin origin_ = DeviceDataOrigin::custom;
 };
 
-// Every row of the architecture table, in compute-capability order.
+// Every row of the architecture table, in compute-capability order (rows with unknown
+// values included).
 std::span<const DeviceProperties> known_architectures();
 
-// "sm_90", "sm_90a", "sm_100f", "compute_90", "9.0" -> {9, 0}. Throws UsageError naming
-// the value for a malformed name or one not in the table (listing the known ones).
+// "sm_90", "sm_90a", "sm_100f", "sm_121a", "compute_90", "9.0" -> {9, 0}: the suffixes
+// "a" (architecture-specific) and "f" (family-specific) name the base row, whose limits
+// they share; a former name maps to the row it was renamed to ("sm_101" -> {11, 0}).
+// Throws UsageError naming the value for a malformed name or one not in the table
+// (listing the known ones).
 ComputeCapability parse_architecture(std::string_view text);
 
-// The table row of `cc`, or nullptr.
+// The same without the table and without throwing: the compute capability a well-formed
+// name spells (former names not mapped: "sm_101" -> {10, 1}), or nullopt.
+std::optional<ComputeCapability> architecture_name_to_compute_capability(std::string_view text);
+
+// The table row of `cc` (or of the row `cc` is a former number of), or nullptr.
 const DeviceProperties* find_architecture(ComputeCapability cc);
+
+// The table row of an architecture name as parse_architecture reads it, or nullptr where
+// the name is malformed or not in the table. Never throws: for names read from binaries.
+const DeviceProperties* lookup_architecture(std::string_view text);
+
+// The names of the table's numeric columns, in table order.
+std::span<const std::string_view> architecture_columns();
 
 std::string_view origin_name(DeviceDataOrigin origin);  // "architecture_table", ...
 

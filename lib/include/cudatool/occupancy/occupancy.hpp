@@ -11,12 +11,42 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "cudatool/base/error.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 
 namespace cudatool {
+
+// Occupancy that cannot be computed because the architecture table does not know a value
+// it depends on (an architecture CUDA compiles for but no document describes, such as
+// sm_88): which values, and why. Callers report this instead of a number.
+struct OccupancyUnknown {
+  std::string architecture;         // "sm_88"
+  std::vector<std::string> fields;  // the unknown inputs, by table column name
+  std::string reason;               // the table's unknown_reason for the row
+  // "occupancy on sm_88 is unknown: cudatool's architecture table does not know its
+  // max_threads_per_block, warp_size, ... (reason)"
+  std::string message() const;
+};
+// nullopt when every input is known (DeviceData::unknown_occupancy_inputs() is empty).
+std::optional<OccupancyUnknown> occupancy_unknown(const DeviceData& devdata);
+// {"architecture", "unknown_fields", "reason"}.
+void to_json(nlohmann::json& j, const OccupancyUnknown& unknown);
+
+// Thrown by OccupancyRecord, the sweeps and suggest_block_size where occupancy_unknown()
+// is not nullopt (exit status 4, a requirement unmet, if nobody catches it).
+class UnknownValueError : public RequirementError {
+ public:
+  explicit UnknownValueError(OccupancyUnknown unknown)
+      : RequirementError(unknown.message()), unknown_(std::move(unknown)) {}
+  const OccupancyUnknown& unknown() const { return unknown_; }
+
+ private:
+  OccupancyUnknown unknown_;
+};
 
 // The blocks per SM each resource allows on its own. nullopt: the resource does not
 // limit (the kernel uses none of it, or the limit does not exist on the architecture).
@@ -47,7 +77,7 @@ struct OccupancyRecord {
   // above the maximum, registers above the per-thread maximum, shared memory above the
   // opt-in limit, barriers outside 0..16. A block that is valid but needs more registers
   // than one block may have is not an error: tb_per_mp is 0, limited by "regs", as the
-  // driver answers.
+  // driver answers. Throws UnknownValueError where occupancy_unknown(devdata) is set.
   OccupancyRecord(const DeviceData& devdata, int threads, std::size_t shared_mem = 0,
                   int registers = 0, int block_barriers = 1);
 
@@ -94,7 +124,8 @@ struct OccupancySweep {
   std::vector<OccupancyRecord> records;
 };
 
-// 32, 64, ... up to the maximum block size, in steps of the warp size.
+// 32, 64, ... up to the maximum block size, in steps of the warp size. Like every function
+// below, throws UnknownValueError where occupancy_unknown(devdata) is set.
 std::vector<int> default_block_sizes(const DeviceData& devdata);
 OccupancySweep sweep_block_sizes(const DeviceData& devdata, std::span<const int> block_sizes,
                                  std::size_t shared_mem = 0, int registers = 0,
