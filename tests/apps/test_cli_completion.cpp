@@ -45,7 +45,8 @@ TEST_F(CliCompletion, Bash) {
   const std::string path = script("bash");
   EXPECT_EQ(bash_complete(path, "cudatool dev", 1), "devices\n");
   EXPECT_EQ(bash_complete(path, "cudatool devices --min-c", 2), "--min-cc --min-count\n");
-  EXPECT_EQ(bash_complete(path, "cudatool completion ''", 2), "bash zsh fish\n");
+  EXPECT_EQ(bash_complete(path, "cudatool completion z", 2), "zsh\n");
+  EXPECT_EQ(bash_complete(path, "cudatool completion ''", 2), "--help --json -h bash zsh fish\n");
   EXPECT_EQ(bash_complete(path, "cudatool compile --cache-d", 2), "--cache-dir\n");
   // After an option that takes a directory, directories.
   EXPECT_EQ(bash_complete(path, "cudatool compile -I /proc/sel", 3), "/proc/self\n");
