@@ -31,7 +31,9 @@ echo "find_package consumer: $out"
 
 # pkg-config cudatool.
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-[ "$(pkg-config --modversion cudatool)" = "$(grep -m1 -o 'VERSION [0-9.]*' "$source/CMakeLists.txt" | cut -d' ' -f2)" ]
+version=$(pkg-config --modversion cudatool)
+[ "cudatool $version" = "$("$prefix/bin/cudatool" --version)" ] ||
+  { echo "cudatool.pc says version $version" >&2; exit 1; }
 # shellcheck disable=SC2046
 "$cxx" -std=c++20 "$source/tests/install/consumer/main.cpp" -o "$work/pc-consumer" \
   $(pkg-config --cflags --libs cudatool)
