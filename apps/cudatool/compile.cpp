@@ -295,9 +295,13 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
           nlohmann::json out = result;
           out["source"] = request.source_name;
           if (flags.output) out["output_path"] = *flags.output;
+          // One cache object: the result's own cache_key/cache_hit/cache_path move into it.
           out["cache"] = {{"enabled", cache.enabled()},
                           {"dir", cache.config().dir.string()},
-                          {"hit", result.cache_hit}};
+                          {"hit", result.cache_hit},
+                          {"key", result.cache_key}};
+          if (!result.cache_path.empty()) out["cache"]["path"] = result.cache_path;
+          for (const char* moved : {"cache_key", "cache_hit", "cache_path"}) out.erase(moved);
           if (request.keep_dir) out["kept_dir"] = request.keep_dir->string();
           nlohmann::json list = nlohmann::json::array();
           for (std::size_t i = 0; i < kernels.size(); ++i) {

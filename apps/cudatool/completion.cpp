@@ -1,11 +1,14 @@
-// cudatool completion bash: prints a bash completion script generated from the parser
-// itself (CLI11 has none), so it always knows every command and flag of this build.
-// Install: cudatool completion bash > /etc/bash_completion.d/cudatool
-// (zsh: autoload bashcompinit && bashcompinit && source <(cudatool completion bash)).
+// cudatool completion bash|zsh|fish: prints a completion script generated from the parser
+// itself (CLI11 has none), so it always knows every command and flag of this build. One
+// description (CompletionSpec, read from the parser) feeds the three generators.
+// Installed by `cmake --install` to bash-completion/completions, zsh/vendor-completions and
+// fish/vendor_completions.d; by hand: cudatool completion bash >
+// ~/.local/share/bash-completion/completions/cudatool
+#include <algorithm>
 #include <iostream>
-#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
@@ -14,22 +17,113 @@
 namespace cudatool::app {
 namespace {
 
-std::string flags_of(const CLI::App& app) {
-  std::set<std::string> names;
+const std::vector<std::string> kShells = {"bash", "zsh", "fish"};
+
+// What a value completes to.
+enum class ValueKind { none, file, directory, choice };
+
+struct OptionSpec {
+  std::vector<std::string> long_names;   // without "--"
+  std::vector<std::string> short_names;  // without "-"
+  std::string description;
+  bool takes_value = false;
+  bool repeatable = false;
+  ValueKind value = ValueKind::none;
+  std::vector<std::string> choices;
+};
+
+struct CommandSpec {
+  std::string name;  // "" for the root
+  std::string description;
+  std::vector<OptionSpec> options;
+  bool has_positional = false;
+  bool positional_repeats = false;
+  std::string positional_name;
+  ValueKind positional = ValueKind::none;
+  std::vector<std::string> positional_choices;
+};
+
+// The few values whose completion the parser cannot tell: file and directory arguments and
+// the completion command's shells.
+ValueKind value_kind(const std::string& command, const std::string& name) {
+  if (name == "output" || (command == "compile" && name == "file")) return ValueKind::file;
+  if (name == "include-dir" || name == "cache-dir") return ValueKind::directory;
+  if (command == "completion" && name == "shell") return ValueKind::choice;
+  return ValueKind::none;
+}
+
+CommandSpec describe(const CLI::App& app, const std::string& name) {
+  CommandSpec spec{name, app.get_description(), {}, false, false, "", ValueKind::none, {}};
   for (const CLI::Option* option : app.get_options()) {
-    for (const auto& name : option->get_lnames()) names.insert("--" + name);
-    for (const auto& name : option->get_snames()) names.insert("-" + name);
+    const bool many = option->get_expected_max() > 1;
+    if (!option->nonpositional()) {
+      spec.has_positional = true;
+      spec.positional_repeats = many;
+      spec.positional_name = option->get_name();
+      spec.positional = value_kind(name, option->get_name());
+      if (spec.positional == ValueKind::choice) spec.positional_choices = kShells;
+      continue;
+    }
+    OptionSpec o;
+    o.long_names = option->get_lnames();
+    o.short_names = option->get_snames();
+    o.description = option->get_description();
+    o.takes_value = option->get_expected_max() > 0;  // flags expect 0 values
+    o.repeatable = many;
+    if (!o.long_names.empty()) o.value = value_kind(name, o.long_names.front());
+    spec.options.push_back(std::move(o));
   }
+  return spec;
+}
+
+struct CompletionSpec {
+  CommandSpec root;
+  std::vector<CommandSpec> commands;
+};
+
+CompletionSpec describe_tool(const CLI::App& root) {
+  CompletionSpec spec{describe(root, ""), {}};
+  for (const CLI::App* sub : root.get_subcommands({}))
+    spec.commands.push_back(describe(*sub, sub->get_name()));
+  return spec;
+}
+
+std::string join(const std::vector<std::string>& words, const std::string& separator = " ") {
   std::string out;
-  for (const auto& name : names) out += (out.empty() ? "" : " ") + name;
+  for (const auto& w : words) out += (out.empty() ? "" : separator) + w;
   return out;
 }
 
-std::string bash_script(const CLI::App& root) {
+std::vector<std::string> flag_words(const CommandSpec& c) {
+  std::vector<std::string> words;
+  for (const auto& o : c.options) {
+    for (const auto& n : o.long_names) words.push_back("--" + n);
+    for (const auto& n : o.short_names) words.push_back("-" + n);
+  }
+  std::sort(words.begin(), words.end());
+  return words;
+}
+
+// ---- bash ----
+
+std::string bash_script(const CompletionSpec& spec) {
+  std::vector<std::string> names, file_flags, dir_flags;
+  for (const auto& c : spec.commands) {
+    names.push_back(c.name);
+    for (const auto& o : c.options) {
+      if (o.value != ValueKind::file && o.value != ValueKind::directory) continue;
+      auto& into = o.value == ValueKind::file ? file_flags : dir_flags;
+      for (const auto& n : o.long_names) into.push_back("--" + n);
+      for (const auto& n : o.short_names) into.push_back("-" + n);
+    }
+  }
+  auto dedupe = [](std::vector<std::string>& v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+  };
+  dedupe(file_flags);
+  dedupe(dir_flags);
   std::ostringstream s;
-  std::string commands;
-  for (const CLI::App* sub : root.get_subcommands({}))
-    commands += (commands.empty() ? "" : " ") + sub->get_name();
   s << "# bash completion for cudatool (generated by `cudatool completion bash`)\n"
     << "_cudatool() {\n"
     << "  local cur prev cmd i\n"
@@ -39,19 +133,24 @@ std::string bash_script(const CLI::App& root) {
     << "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
     << "    case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac\n"
     << "  done\n"
-    << "  case $prev in\n"
-    << "    -o|--output|-I|--include-dir|--cache-dir) COMPREPLY=($(compgen -f -- \"$cur\")); "
-       "return ;;\n"
-    << "  esac\n"
+    << "  case $prev in\n";
+  if (!file_flags.empty())
+    s << "    " << join(file_flags, "|") << ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
+  if (!dir_flags.empty())
+    s << "    " << join(dir_flags, "|") << ") COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n";
+  s << "  esac\n"
     << "  case $cmd in\n"
-    << "    '') COMPREPLY=($(compgen -W \"" << commands << " " << flags_of(root)
+    << "    '') COMPREPLY=($(compgen -W \"" << join(names) << " " << join(flag_words(spec.root))
     << "\" -- \"$cur\")) ;;\n";
-  for (const CLI::App* sub : root.get_subcommands({})) {
-    s << "    " << sub->get_name() << ") COMPREPLY=($(compgen -W \"" << flags_of(*sub)
+  for (const auto& c : spec.commands) {
+    s << "    " << c.name << ") COMPREPLY=($(compgen -W \"" << join(flag_words(c))
       << "\" -- \"$cur\"))";
-    // A command whose positional argument is a file completes file names too.
-    if (sub->get_name() == "compile")
+    // A positional argument that is a file or a choice completes too (not after "-").
+    if (c.positional == ValueKind::file)
       s << "; [[ $cur == -* ]] || COMPREPLY+=($(compgen -f -- \"$cur\"))";
+    else if (c.positional == ValueKind::choice)
+      s << "; [[ $cur == -* ]] || COMPREPLY+=($(compgen -W \"" << join(c.positional_choices)
+        << "\" -- \"$cur\"))";
     s << " ;;\n";
   }
   s << "  esac\n"
@@ -60,21 +159,171 @@ std::string bash_script(const CLI::App& root) {
   return s.str();
 }
 
+// ---- zsh ----
+
+// Text inside a single-quoted _arguments spec's [description].
+std::string zsh_description(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\'')
+      out += "'\\''";
+    else if (c == '[' || c == ']' || c == ':' || c == '\\')
+      out += std::string("\\") + c;
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string zsh_action(ValueKind kind, const std::vector<std::string>& choices) {
+  switch (kind) {
+    case ValueKind::file:
+      return "_files";
+    case ValueKind::directory:
+      return "_files -/";
+    case ValueKind::choice:
+      return "(" + join(choices) + ")";
+    case ValueKind::none:
+      break;
+  }
+  return " ";
+}
+
+// One _arguments spec per name of an option; its names exclude each other unless it repeats.
+std::string zsh_option_specs(const OptionSpec& o, const std::string& indent) {
+  std::vector<std::string> names;
+  for (const auto& n : o.long_names) names.push_back("--" + n);
+  for (const auto& n : o.short_names) names.push_back("-" + n);
+  std::string exclusion = o.repeatable ? "*" : "(" + join(names) + ")";
+  if (!o.repeatable && names.size() == 1) exclusion = "";
+  if (o.long_names == std::vector<std::string>{"help"} ||
+      o.long_names == std::vector<std::string>{"version"})
+    exclusion = "(- *)";
+  std::string out;
+  for (const auto& n : names) {
+    std::string spec = exclusion + n;
+    if (o.takes_value) spec += n.size() > 2 && n[1] == '-' ? "=" : "+";
+    spec += "[" + zsh_description(o.description) + "]";
+    if (o.takes_value) spec += ":value:" + zsh_action(o.value, o.choices);
+    out += indent + "'" + spec + "' \\\n";
+  }
+  return out;
+}
+
+std::string zsh_script(const CompletionSpec& spec) {
+  std::ostringstream s;
+  s << "#compdef cudatool\n"
+    << "# zsh completion for cudatool (generated by `cudatool completion zsh`)\n"
+    << "_cudatool() {\n"
+    << "  local curcontext=\"$curcontext\" state line ret=1\n"
+    << "  typeset -A opt_args\n"
+    << "  _arguments -C \\\n";
+  for (const auto& o : spec.root.options) s << zsh_option_specs(o, "    ");
+  s << "    '1:command:->command' \\\n"
+    << "    '*::argument:->argument' && ret=0\n"
+    << "  case $state in\n"
+    << "    command)\n"
+    << "      local -a commands\n"
+    << "      commands=(\n";
+  for (const auto& c : spec.commands) {
+    std::string description = c.description;
+    for (auto& ch : description)
+      if (ch == '\'') ch = '`';
+    s << "        '" << c.name << ":" << description << "'\n";
+  }
+  s << "      )\n"
+    << "      _describe -t commands 'cudatool command' commands && ret=0\n"
+    << "      ;;\n"
+    << "    argument)\n"
+    << "      curcontext=\"${curcontext%:*:*}:cudatool-$words[1]:\"\n"
+    << "      case $words[1] in\n";
+  for (const auto& c : spec.commands) {
+    s << "        " << c.name << ")\n"
+      << "          _arguments \\\n";
+    for (const auto& o : c.options) s << zsh_option_specs(o, "            ");
+    if (c.has_positional)
+      s << "            '" << (c.positional_repeats ? "*" : "1") << ":" << c.positional_name << ":"
+        << zsh_action(c.positional, c.positional_choices) << "' \\\n";
+    s << "            && ret=0\n"
+      << "          ;;\n";
+  }
+  s << "      esac\n"
+    << "      ;;\n"
+    << "  esac\n"
+    << "  return ret\n"
+    << "}\n"
+    << "if [[ $zsh_eval_context[-1] == loadautofunc ]]; then\n"
+    << "  _cudatool \"$@\"\n"
+    << "else\n"
+    << "  compdef _cudatool cudatool\n"
+    << "fi\n";
+  return s.str();
+}
+
+// ---- fish ----
+
+std::string fish_quote(const std::string& text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "'";
+}
+
+std::string fish_script(const CompletionSpec& spec) {
+  std::ostringstream s;
+  std::vector<std::string> names;
+  for (const auto& c : spec.commands) names.push_back(c.name);
+  s << "# fish completion for cudatool (generated by `cudatool completion fish`)\n"
+    << "complete -c cudatool -f\n";
+  auto option_line = [&s](const std::string& condition, const OptionSpec& o) {
+    s << "complete -c cudatool -n " << fish_quote(condition);
+    for (const auto& n : o.short_names) s << " -s " << n;
+    for (const auto& n : o.long_names) s << " -l " << n;
+    if (o.takes_value) {
+      s << " -r";
+      if (o.value == ValueKind::file || o.value == ValueKind::directory)
+        s << " -F";
+      else if (o.value == ValueKind::choice)
+        s << " -a " << fish_quote(join(o.choices));
+    }
+    s << " -d " << fish_quote(o.description) << '\n';
+  };
+  for (const auto& o : spec.root.options) option_line("__fish_use_subcommand", o);
+  for (const auto& c : spec.commands)
+    s << "complete -c cudatool -n __fish_use_subcommand -a " << c.name << " -d "
+      << fish_quote(c.description) << '\n';
+  for (const auto& c : spec.commands) {
+    const std::string condition = "__fish_seen_subcommand_from " + c.name;
+    for (const auto& o : c.options) option_line(condition, o);
+    if (c.positional == ValueKind::file || c.positional == ValueKind::directory)
+      s << "complete -c cudatool -n " << fish_quote(condition) << " -F\n";
+    else if (c.positional == ValueKind::choice)
+      s << "complete -c cudatool -n " << fish_quote(condition) << " -a "
+        << fish_quote(join(c.positional_choices)) << '\n';
+  }
+  return s.str();
+}
+
 }  // namespace
 
 Command add_completion(CLI::App& root, GlobalOptions& global) {
-  auto* sub = root.add_subcommand("completion",
-                                  "Print a shell completion script (bash; zsh via bashcompinit)");
+  auto* sub =
+      root.add_subcommand("completion", "Print a shell completion script (bash, zsh, fish)");
   auto shell = std::make_shared<std::string>();
   add_json_flag(*sub, global);
-  sub->add_option("shell", *shell, "Shell: bash")->required();
+  sub->add_option("shell", *shell, "Shell: bash, zsh or fish")->required();
   return {sub, [shell, &root, &global]() {
-            if (*shell != "bash" && *shell != "zsh")
+            if (std::find(kShells.begin(), kShells.end(), *shell) == kShells.end())
               throw UsageError("completion: unsupported shell '" + *shell +
-                               "' (supported: bash, zsh via bashcompinit)");
-            const std::string script = bash_script(root);
+                               "' (supported: " + join(kShells, ", ") + ")");
+            const CompletionSpec spec = describe_tool(root);
+            const std::string script = *shell == "bash"  ? bash_script(spec)
+                                       : *shell == "zsh" ? zsh_script(spec)
+                                                         : fish_script(spec);
             if (global.json)
-              std::cout << nlohmann::json{{"shell", *shell}, {"script", script}}.dump(2) << '\n';
+              print_json({{"shell", *shell}, {"script", script}});
             else
               std::cout << script;
             return ExitStatus::success;

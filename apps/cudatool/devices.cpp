@@ -1,4 +1,5 @@
-// cudatool devices: one line per device, or JSON; requirement flags for CI smoke checks.
+// cudatool devices: one line per device and one for the driver, or JSON; requirement flags for CI
+// smoke checks.
 #include <algorithm>
 #include <iostream>
 #include <optional>
@@ -49,6 +50,11 @@ void render_text(const DeviceListing& listing) {
     }
     std::cout << '\n';
   }
+  // The driver's own version where NVML or /proc tells it, and the CUDA version it supports.
+  std::cout << "driver: "
+            << (listing.driver_version ? *listing.driver_version + " (CUDA " : "CUDA ")
+            << driver::format_cuda_version(listing.cuda_version)
+            << (listing.driver_version ? ")" : "") << '\n';
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/exit_status.hpp"
+#include "render.hpp"
 
 namespace {
 
@@ -40,7 +41,7 @@ int report(const std::exception& e, bool json) {
       error["options"] = compile->options();
       error["compiler_version"] = compile->compiler_version();
     }
-    std::cout << nlohmann::json{{"error", error}}.dump(2) << '\n';
+    cudatool::app::print_json({{"error", error}});
   }
   return cudatool::to_int(status);
 }

@@ -7,7 +7,15 @@
 
 namespace cudatool::app {
 
-inline void print_json(const nlohmann::json& j) {
+// The version of the --json format, one number for every document (cudatool(1), JSON
+// OUTPUT: it moves when a key is removed or renamed or changes type or meaning; adding a key
+// does not move it). share/schemas/*.schema.json describe the documents of this version.
+inline constexpr int kJsonSchemaVersion = 1;
+
+// Prints one --json document, an object, with its schema_version: every document (errors
+// included) goes through here.
+inline void print_json(nlohmann::json j) {
+  j["schema_version"] = kJsonSchemaVersion;
   std::cout << j.dump(2) << '\n';
 }
 

@@ -223,7 +223,7 @@ TEST_F(CliCompile, ACorruptCacheEntryIsSilentlyRecompiled) {
   const std::vector<std::string> args{"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--json"};
   auto r = run_cudatool(args, options());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::string entry = nlohmann::json::parse(r.out)["cache_path"];
+  const std::string entry = nlohmann::json::parse(r.out)["cache"]["path"];
   std::ofstream(entry, std::ios::binary | std::ios::trunc)
       << "cudatool-cache 1\nsize 5\nsha256 00\n12345";
   r = run_cudatool(args, options());

@@ -3,6 +3,10 @@
 // and (GpuTest) on a real GPU.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "gpu_test.hpp"
@@ -57,7 +61,7 @@ TEST(CliNoDriver, AttributeNamesAreCheckedFirst) {
 TEST(CliFakeDriver, DevicesListsEveryDevice) {
   const auto r = run_cudatool({"devices"}, with_fake_driver());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(count_lines(r.out), 3);  // two devices and the peer-access line
+  EXPECT_EQ(count_lines(r.out), 4);  // two devices, the peer-access line and the driver line
   EXPECT_NE(r.out.find("0  Fake GPU 0  sm_90  80 GiB"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0000:02:00.0"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("peer access: 0->1, 1->0"), std::string::npos) << r.out;
@@ -68,7 +72,7 @@ TEST(CliFakeDriver, DevicesJsonHasEveryField) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["device_count"], 2);
-  EXPECT_EQ(j["driver_version"], "13.0");
+  EXPECT_EQ(j["cuda_version"], "13.0");
   const json& d = j["devices"][1];
   EXPECT_EQ(d["name"], "Fake GPU 1");
   EXPECT_EQ(d["compute_capability"], "8.0");
@@ -77,6 +81,55 @@ TEST(CliFakeDriver, DevicesJsonHasEveryField) {
   EXPECT_EQ(d["pci_bus_id"], "0000:02:00.0");
   EXPECT_EQ(d["uuid"], "GPU-20212223-2425-2627-2829-2a2b2c2d2e01");
   EXPECT_EQ(j["peer_access"], json::parse("[[false,true],[true,false]]"));
+}
+
+// The driver's own version comes from NVML or /proc/driver/nvidia/version (here a file the
+// test writes, through the test-only CUDATOOL_TEST_PROC_DRIVER_VERSION, and NVML off).
+class CliDriverVersion : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = std::filesystem::temp_directory_path() /
+            ("cudatool-proc-version-" + std::to_string(::getpid()));
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+  ProcessOptions options() const {
+    auto o = with_fake_driver();
+    o.env["CUDATOOL_NO_NVML"] = "1";
+    o.env["CUDATOOL_TEST_PROC_DRIVER_VERSION"] = path_.string();
+    return o;
+  }
+  void write(const std::string& text) const { std::ofstream(path_) << text; }
+  std::filesystem::path path_;
+};
+
+TEST_F(CliDriverVersion, ReadFromProcBesideTheCudaVersion) {
+  write(
+      "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  "
+      "(dvs-builder@U22-I3-AE18-09-4)  Tue Jul 29 21:05:09 UTC 2025\n"
+      "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14+deb12u1)\n");
+  auto r = run_cudatool({"devices"}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ndriver: 580.159.04 (CUDA 13.0)\n"), std::string::npos) << r.out;
+  r = run_cudatool({"devices", "--json", "--memory-usage"}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["driver_version"], "580.159.04");
+  EXPECT_EQ(j["cuda_version"], "13.0");
+}
+
+TEST_F(CliDriverVersion, AbsentWhereNothingAnswers) {
+  // No file at all, then a file without a version: nothing is invented.
+  for (const bool with_file : {false, true}) {
+    if (with_file) write("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n");
+    auto r = run_cudatool({"devices"}, options());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("\ndriver: CUDA 13.0\n"), std::string::npos) << r.out;
+    r = run_cudatool({"devices", "--json"}, options());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_FALSE(j.contains("driver_version")) << r.out;
+    EXPECT_EQ(j["cuda_version"], "13.0");
+  }
 }
 
 TEST(CliFakeDriver, RequirementsExitFourSayingWhatIsMissing) {

@@ -5,6 +5,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/driver/driver.hpp"
+#include "cudatool/driver/driver_release.hpp"
 
 namespace cudatool {
 
@@ -32,7 +33,8 @@ DeviceListing list_devices(bool with_memory_usage) {
   if (with_memory_usage) nvml_preload();
   DeviceListing listing;
   const auto devices = Device::all();
-  listing.driver_version = driver::api().driver_version;
+  listing.cuda_version = driver::api().driver_version;
+  listing.driver_version = driver_release(with_memory_usage);
   for (const Device& device : devices) {
     listing.devices.push_back(DeviceInfo::from_device(device));
     if (with_memory_usage)
@@ -140,9 +142,10 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
 }
 
 void to_json(nlohmann::json& j, const DeviceListing& listing) {
-  j = {{"driver_version", driver::format_cuda_version(listing.driver_version)},
+  j = {{"cuda_version", driver::format_cuda_version(listing.cuda_version)},
        {"device_count", listing.devices.size()},
        {"devices", listing.devices}};
+  if (listing.driver_version) j["driver_version"] = *listing.driver_version;
   if (!listing.peer_access.empty()) j["peer_access"] = listing.peer_access;
 }
 

@@ -26,7 +26,8 @@ struct Nvml {
   nvmlReturn_t (*init)() = nullptr;
   nvmlReturn_t (*by_pci_bus_id)(const char*, nvmlDevice_t*) = nullptr;
   nvmlReturn_t (*memory_info)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
-  bool ready = false;
+  nvmlReturn_t (*driver_version)(char*, unsigned int) = nullptr;
+  bool ready = false;  // initialised; an entry point not found stays nullptr
 };
 
 Nvml load_nvml() {
@@ -43,7 +44,9 @@ Nvml load_nvml() {
       nvml.library.symbol("nvmlDeviceGetHandleByPciBusId_v2"));
   nvml.memory_info =
       reinterpret_cast<decltype(nvml.memory_info)>(nvml.library.symbol("nvmlDeviceGetMemoryInfo"));
-  nvml.ready = nvml.init && nvml.by_pci_bus_id && nvml.memory_info && nvml.init() == NVML_SUCCESS;
+  nvml.driver_version = reinterpret_cast<decltype(nvml.driver_version)>(
+      nvml.library.symbol("nvmlSystemGetDriverVersion"));
+  nvml.ready = nvml.init && nvml.init() == NVML_SUCCESS;
   return nvml;
 }
 
@@ -71,13 +74,23 @@ void nvml_preload() {
 
 std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id) {
   Nvml* nvml = nvml_future().get();
-  if (!nvml->ready) return std::nullopt;
+  if (!nvml->ready || !nvml->by_pci_bus_id || !nvml->memory_info) return std::nullopt;
   nvmlDevice_t device = nullptr;
   nvmlMemory_t memory{};
   if (nvml->by_pci_bus_id(pci_bus_id.c_str(), &device) != NVML_SUCCESS ||
       nvml->memory_info(device, &memory) != NVML_SUCCESS)
     return std::nullopt;
   return MemoryUsage{memory.total, memory.free, memory.used};
+}
+
+std::optional<std::string> nvml_driver_version() {
+  Nvml* nvml = nvml_future().get();
+  if (!nvml->ready || !nvml->driver_version) return std::nullopt;
+  // NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE is 80.
+  char version[96] = {};
+  if (nvml->driver_version(version, sizeof version - 1) != NVML_SUCCESS || !version[0])
+    return std::nullopt;
+  return std::string(version);
 }
 
 }  // namespace cudatool

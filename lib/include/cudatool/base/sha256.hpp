@@ -1,10 +1,13 @@
 // SHA-256 (FIPS 180-4), for the compile cache's content-addressed keys and its entries'
-// checksums. Incremental: update() any number of times, then hex_digest() once.
+// checksums. Incremental: update() any number of times, then hex_digest() once. Computed by
+// OpenSSL's libcrypto (EVP API; SHA-NI where the CPU has it); OpenSSL's headers stay out of
+// this one.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -12,7 +15,10 @@ namespace cudatool {
 
 class Sha256 {
  public:
-  Sha256();
+  Sha256();  // throws Error when libcrypto cannot set up SHA-256
+  ~Sha256();
+  Sha256(Sha256&&) noexcept;
+  Sha256& operator=(Sha256&&) noexcept;
   Sha256& update(const void* data, std::size_t size);
   Sha256& update(std::string_view text) { return update(text.data(), text.size()); }
   // A length-prefixed field, so that ("ab","c") and ("a","bc") hash differently.
@@ -21,11 +27,10 @@ class Sha256 {
   std::string hex_digest();               // 64 lower-case hex digits
 
  private:
-  void block(const std::uint8_t* p);
-  std::array<std::uint32_t, 8> state_;
-  std::array<std::uint8_t, 64> buffer_{};
-  std::size_t buffered_ = 0;
-  std::uint64_t total_ = 0;
+  struct Free {
+    void operator()(void* context) const;
+  };
+  std::unique_ptr<void, Free> context_;  // OpenSSL's EVP_MD_CTX
 };
 
 // The hex SHA-256 of `data`.

@@ -33,14 +33,17 @@ struct DeviceInfo {
 };
 
 struct DeviceListing {
-  int driver_version = 0;  // cuDriverGetVersion, 13000 for CUDA 13.0
+  int cuda_version = 0;  // cuDriverGetVersion, 13000 for CUDA 13.0
+  // The driver's own version, "580.159.04" (driver_release.hpp); absent where unknown.
+  std::optional<std::string> driver_version;
   std::vector<DeviceInfo> devices;
   // peer_access[i][j]: device i can access device j's memory (false on the diagonal);
   // only filled where there is more than one device.
   std::vector<std::vector<bool>> peer_access;
 };
 
-// Every visible device. Creates no context. `with_memory_usage` asks NVML for free/used.
+// Every visible device. Creates no context. `with_memory_usage` asks NVML for free/used
+// (and then NVML first for the driver's version).
 DeviceListing list_devices(bool with_memory_usage = true);
 
 struct DeviceRequirements {

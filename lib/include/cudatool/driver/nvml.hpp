@@ -19,6 +19,10 @@ struct MemoryUsage {
 // Memory of the device at `pci_bus_id` ("0000:07:00.0"), or nullopt. Loads NVML once.
 std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id);
 
+// The driver's own version as nvidia-smi shows it ("580.159.04"), from
+// nvmlSystemGetDriverVersion, or nullopt. Loads NVML once.
+std::optional<std::string> nvml_driver_version();
+
 // Starts loading and initialising NVML on a background thread, so its cost overlaps
 // cuInit's; nvml_memory_usage waits for it.
 void nvml_preload();
