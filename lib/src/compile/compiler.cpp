@@ -634,7 +634,8 @@ CompileResult run_engine(const CompileRequest& r, Engine engine) {
 }
 
 // The engine choice, then the retries that the choice's own scan cannot foresee: nvcc when
-// NVRTC rejects host code it did not see, -rdc when device-side launches need it.
+// NVRTC rejects host code it did not see, -rdc when device-side launches need it. With
+// --compiler the request is taken as it is: no retry (the hints say what to change).
 CompileResult compile_chosen(const CompileRequest& request, const IncludeScan& scan) {
   EngineChoice choice = choose_engine_from(request, scan);
   CompileRequest r = request;
@@ -655,7 +656,7 @@ CompileResult compile_chosen(const CompileRequest& request, const IncludeScan& s
         choice = {Engine::nvcc, "host code: NVRTC rejected the file"};
         continue;
       }
-      if (!r.rdc && needs_rdc(e.log())) {
+      if (!request.engine && !r.rdc && needs_rdc(e.log())) {
         r.rdc = true;
         added = "; -rdc added: the file needs relocatable device code";
         continue;
