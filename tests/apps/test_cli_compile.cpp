@@ -411,7 +411,7 @@ TEST_F(CliCompile, EveryRealFileCompilesWithOnlyArchAndEqualsNvccsPtxasReport) {
   const std::string nvcc = nvcc_path();
   if (nvcc.empty()) GTEST_SKIP() << "nvcc is not installed";
   const std::map<std::string, std::string> engines = {
-      {"cub_block.cu", "nvcc"},         {"dynamic_parallelism.cu", "nvrtc"},
+      {"cub_block.cu", "nvcc"},         {"dynamic_parallelism.cu", "nvcc"},
       {"grid_sync_cg.cu", "nvrtc"},     {"libcu_atomics.cu", "nvrtc"},
       {"stencil_templates.cu", "nvcc"}, {"vector_add_host.cu", "nvcc"}};
   const auto files = real_corpus();
