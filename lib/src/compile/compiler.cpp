@@ -940,14 +940,14 @@ std::string cache_key(const CompileRequest& r) {
   Sha256 h;
   h.field("cudatool-compile-2");
   h.field(r.engine ? to_string(*r.engine) : "auto");
-  if (r.engine != Engine::nvcc) h.field(identity_or_absent(Engine::nvrtc));
-  if (r.engine != Engine::nvrtc) h.field(identity_or_absent(Engine::nvcc));
-  if (r.engine == Engine::nvrtc && identity_or_absent(Engine::nvrtc) == "absent")
-    nvrtc::api();  // throws LibraryNotFoundError naming what to install
-  if (r.engine == Engine::nvcc && identity_or_absent(Engine::nvcc) == "absent") find_nvcc();
-  if (!r.engine && identity_or_absent(Engine::nvrtc) == "absent" &&
-      identity_or_absent(Engine::nvcc) == "absent")
-    nvrtc::api();
+  const std::string nvrtc_id = r.engine != Engine::nvcc ? identity_or_absent(Engine::nvrtc) : "";
+  const std::string nvcc_id = r.engine != Engine::nvrtc ? identity_or_absent(Engine::nvcc) : "";
+  h.field(nvrtc_id);
+  h.field(nvcc_id);
+  // Without the engine the request needs, say what to install (LibraryNotFoundError).
+  if (r.engine == Engine::nvrtc && nvrtc_id == "absent") nvrtc::api();
+  if (r.engine == Engine::nvcc && nvcc_id == "absent") find_nvcc();
+  if (!r.engine && nvrtc_id == "absent" && nvcc_id == "absent") nvrtc::api();
   for (const auto& dir : toolkit_include_dirs()) h.field("toolkit:" + dir);
   h.field(r.arch.str());
   h.field(to_string(output_of(r)));

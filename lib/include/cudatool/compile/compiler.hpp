@@ -19,7 +19,8 @@
 // it is wrong and NVRTC rejects the file as host code, nvcc is run instead. A file whose
 // device-side launches or extern __device__ functions need relocatable device code, compiled
 // without -rdc, is compiled again with -rdc (what any build of it must use); the result says
-// so in `engine_reason`.
+// so in `engine_reason`. A request that names its engine is taken as it is: no fallback to
+// nvcc and no -rdc added (compile_hints says what to change).
 //
 // The cache key (cache format 2) covers what the request says and the compilers that may
 // run: the format, the requested engine, each engine's identity (real path, size and mtime
