@@ -7,6 +7,8 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cudatool/base/exit_status.hpp"
 
@@ -31,6 +33,9 @@ Command add_devices(CLI::App& root, GlobalOptions& global);
 Command add_attrs(CLI::App& root, GlobalOptions& global);
 Command add_occupancy(CLI::App& root, GlobalOptions& global);
 Command add_compile(CLI::App& root, GlobalOptions& global);
+// `compile`'s nvcc-style spellings (-rdc, -lineinfo, -Xptxas VALUE) as the long options
+// CLI11 can declare; main applies it to the arguments of `cudatool compile ...`.
+std::vector<std::string> normalize_compile_arguments(const std::vector<std::string>& args);
 Command add_bench_pool(CLI::App& root, GlobalOptions& global);
 Command add_completion(CLI::App& root, GlobalOptions& global);
 

@@ -24,6 +24,7 @@
 #include "cudatool/base/units.hpp"
 #include "cudatool/binary/cubin.hpp"
 #include "cudatool/compile/compile_cache.hpp"
+#include "cudatool/compile/compile_commands.hpp"
 #include "cudatool/compile/compiler.hpp"
 #include "cudatool/compile/module.hpp"
 #include "cudatool/device/context.hpp"
@@ -46,13 +47,22 @@ struct CompileFlags {
   std::vector<std::string> include_dirs;
   std::string std;
   std::optional<int> maxrregcount;
+  bool extern_c = false;
   bool no_extern_c = false;
+  bool rdc = false;
+  bool device_debug = false;
+  bool lineinfo = false;
+  bool fast_math = false;
+  std::vector<std::string> xptxas;
+  std::vector<std::string> xnvrtc;
+  std::vector<std::string> xnvcc;
+  std::optional<std::string> build_dir;
   bool keep = false;
   std::optional<std::string> cache_dir;
   bool no_cache = false;
   bool load = false;
   std::optional<int> threads;
-  std::string compiler = "nvrtc";
+  std::optional<std::string> compiler;
   std::optional<std::string> device;
   bool cache_stats = false;
   bool cache_clear = false;
@@ -94,13 +104,45 @@ void check_output_path(const std::string& output) {
   if (fs::is_directory(path, ec)) throw UsageError("-o " + output + ": is a directory");
 }
 
-// --arch, or the compute capability of the device --device/CUDA_DEVICE selects.
-Arch target_arch(const CompileFlags& flags) {
-  if (flags.arch) return Arch::parse(*flags.arch);
+// --arch (a comma-separated list), else the architectures of the -p entry, else the
+// compute capability of the device --device/CUDA_DEVICE selects.
+std::vector<Arch> target_archs(const CompileFlags& flags, const ProjectFlags* project) {
+  std::vector<Arch> archs;
+  auto add = [&](const std::string& text) {
+    const Arch arch = Arch::parse(text);
+    for (const auto& a : archs)
+      if (a.str() == arch.str()) return;
+    archs.push_back(arch);
+  };
+  if (flags.arch) {
+    std::size_t start = 0;
+    const std::string& list = *flags.arch;
+    while (start <= list.size()) {
+      const std::size_t end = std::min(list.find(',', start), list.size());
+      const std::string item = list.substr(start, end - start);
+      if (item.empty())
+        throw UsageError("--arch \"" + list + "\": an empty entry in the list (expected e.g. " +
+                         "sm_80,sm_90)");
+      try {
+        add(item);
+      } catch (const UsageError& e) {
+        if (item == list) throw;
+        throw UsageError("--arch \"" + list + "\": entry \"" + item + "\": " +
+                         std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
+      }
+      start = end + 1;
+    }
+    return archs;
+  }
+  if (project && !project->archs.empty()) {
+    for (const auto& a : project->archs) add(a);
+    return archs;
+  }
   try {
     const Device device = select_device(flags.device);
     const ComputeCapability cc = device.compute_capability();
-    return Arch::parse(cc.sm());
+    add(cc.sm());
+    return archs;
   } catch (const UsageError&) {
     throw;
   } catch (const Error& e) {
@@ -142,16 +184,151 @@ std::string describe_kernel(const KernelResources& k) {
   return k.demangled == k.name ? k.name : k.demangled + " [" + k.name + "]";
 }
 
+// One architecture's compile and what it tells.
+struct Target {
+  CompileRequest request;
+  CompileResult result;
+  std::vector<KernelResources> kernels;
+  std::vector<std::optional<OccupancyRecord>> occupancy;  // at --threads; nullopt: cannot run
+  std::vector<std::string> occupancy_notes;
+  std::vector<KernelResources> loaded;
+  std::vector<ResourceDifference> differences;
+};
+
+void print_hints(const std::string& log, const CompileRequest& request, Engine engine) {
+  for (const auto& hint : compile_hints(log, request, engine)) std::cerr << hint << '\n';
+}
+
+nlohmann::json target_json(const Target& t, const CompileFlags& flags, const CompileCache& cache) {
+  nlohmann::json out = t.result;
+  out["source"] = t.request.source_name;
+  if (flags.output) out["output_path"] = *flags.output;
+  // One cache object: the result's own cache_key/cache_hit/cache_path move into it.
+  out["cache"] = {{"enabled", cache.enabled()},
+                  {"dir", cache.config().dir.string()},
+                  {"hit", t.result.cache_hit},
+                  {"key", t.result.cache_key}};
+  if (!t.result.cache_path.empty()) out["cache"]["path"] = t.result.cache_path;
+  for (const char* moved : {"cache_key", "cache_hit", "cache_path"}) out.erase(moved);
+  if (t.request.keep_dir) out["kept_dir"] = t.request.keep_dir->string();
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+    nlohmann::json k = t.kernels[i];
+    if (flags.threads) {
+      if (t.occupancy[i])
+        k["occupancy"] = *t.occupancy[i];
+      else
+        k["occupancy"] = {{"threads", *flags.threads},
+                          {"tb_per_mp", nullptr},
+                          {"error", t.occupancy_notes[i]}};
+    }
+    if (flags.load) k["loaded"] = t.loaded[i];
+    list.push_back(std::move(k));
+  }
+  out["kernels"] = std::move(list);
+  if (flags.load) out["differences"] = t.differences;
+  return out;
+}
+
+void print_target_text(const Target& t, const CompileFlags& flags) {
+  const CompileResult& result = t.result;
+  std::cout << t.request.source_name << " -> " << result.arch.str() << ' '
+            << to_string(result.output) << ", " << result.image.size() << " bytes";
+  if (flags.output) std::cout << " in " << *flags.output;
+  std::cout << " (" << result.compiler << ' ' << result.compiler_version << ", "
+            << (result.memo_hit ? "memo hit"
+                : result.cache_hit
+                    ? "cache hit"
+                    : "compiled in " +
+                          std::to_string(static_cast<int>(result.compile_seconds * 1000 + 0.5)) +
+                          " ms")
+            << ")\n";
+  std::cout << "engine: " << result.compiler << " (" << result.engine_reason << ")\n";
+  if (!t.kernels.empty()) {
+    std::size_t width = 6;
+    for (const auto& k : t.kernels) width = std::max(width, describe_kernel(k).size());
+    std::cout << pad("kernel", width) << "  num_regs  shared_size_bytes  local_size_bytes"
+              << "  const_size_bytes  max_threads_per_block";
+    if (flags.threads) std::cout << "  occupancy@" << *flags.threads;
+    std::cout << '\n';
+    auto column = [](long long v, std::size_t w) {
+      std::string s = std::to_string(v);
+      return std::string(w > s.size() ? w - s.size() : 0, ' ') + s;
+    };
+    for (std::size_t i = 0; i < t.kernels.size(); ++i) {
+      const auto& k = t.kernels[i];
+      std::cout << pad(describe_kernel(k), width) << "  " << column(k.num_regs, 8) << "  "
+                << column(k.shared_size_bytes, 17) << "  " << column(k.local_size_bytes, 16) << "  "
+                << column(k.const_size_bytes, 16) << "  " << column(k.max_threads_per_block, 21);
+      if (flags.threads) {
+        if (t.occupancy[i]) {
+          std::cout << "  " << static_cast<int>(t.occupancy[i]->occupancy * 100 + 0.5) << "% ("
+                    << t.occupancy[i]->tb_per_mp << " blocks/SM, " << t.occupancy[i]->limited_by
+                    << ")";
+        } else {
+          std::cout << "  - (" << t.occupancy_notes[i] << ")";
+        }
+      }
+      std::cout << '\n';
+    }
+  }
+  if (flags.load) {
+    if (t.differences.empty()) {
+      std::cout << "loaded on device: all " << t.kernels.size()
+                << " kernels match the driver's attributes\n";
+    }
+    for (const auto& d : t.differences)
+      std::cout << "MISMATCH " << d.kernel << ' ' << d.attribute << ": cubin " << d.offline
+                << ", driver " << d.loaded << '\n';
+  }
+}
+
+// nvcc-style spellings that CLI11 cannot declare (one dash, several letters) become the
+// long options below: -rdc[=true], -lineinfo, -Xptxas/-Xnvrtc/-Xnvcc [=]VALUE,
+// -use_fast_math.
+std::string normalized_compile_argument(const std::string& arg) {
+  if (arg == "-rdc" || arg == "-rdc=true" || arg == "--relocatable-device-code=true" ||
+      arg == "--relocatable-device-code")
+    return "--rdc";
+  if (arg == "-lineinfo" || arg == "--generate-line-info") return "--lineinfo";
+  if (arg == "-use_fast_math") return "--use_fast_math";
+  for (const char* x : {"-Xptxas", "-Xnvrtc", "-Xnvcc"}) {
+    const std::string name = x;
+    if (arg == name) return "-" + name;
+    if (arg.rfind(name + "=", 0) == 0) return "-" + arg;
+  }
+  return arg;
+}
+
 }  // namespace
+
+std::vector<std::string> normalize_compile_arguments(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    // A value that follows an option taking one stays as it is (-D -rdc would be odd, but
+    // it is the user's value).
+    if (i > 0 &&
+        (args[i - 1] == "-Xptxas" || args[i - 1] == "-Xnvrtc" || args[i - 1] == "-Xnvcc" ||
+         args[i - 1] == "--Xptxas" || args[i - 1] == "--Xnvrtc" || args[i - 1] == "--Xnvcc")) {
+      out.push_back(args[i]);
+      continue;
+    }
+    out.push_back(i < 2 ? args[i] : normalized_compile_argument(args[i]));
+  }
+  return out;
+}
 
 Command add_compile(CLI::App& root, GlobalOptions& global) {
   auto* sub = root.add_subcommand(
-      "compile", "Compile CUDA C++ with NVRTC (cached) and report each kernel's resources");
+      "compile",
+      "Compile a CUDA source (NVRTC or nvcc, chosen for the file; cached) and report each "
+      "kernel's resources");
   auto f = std::make_shared<CompileFlags>();
   add_json_flag(*sub, global);
   sub->add_option("file", f->file, "Source file, or - for stdin");
   sub->add_option("--arch,-a", f->arch,
-                  "Target: sm_XX (CUBIN) or compute_XX (PTX); default: the device's");
+                  "Targets: sm_XX (CUBIN) or compute_XX (PTX), comma-separated for several; "
+                  "default: the -p entry's, else the device's");
   sub->add_option("-o,--output", f->output, "Write the CUBIN or PTX here (atomically)");
   auto* ptx = sub->add_flag("--ptx", f->ptx, "Produce PTX");
   sub->add_flag("--cubin", f->cubin, "Produce a CUBIN (the default for sm_XX)")->excludes(ptx);
@@ -159,10 +336,27 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
       ->allow_extra_args(false);
   sub->add_option("-I,--include-dir", f->include_dirs, "Add an include directory")
       ->allow_extra_args(false);
-  sub->add_option("--std", f->std, "C++ dialect")->check(CLI::IsMember({"c++17", "c++20"}));
+  sub->add_option("--std", f->std, "C++ dialect")
+      ->check(CLI::IsMember({"c++11", "c++14", "c++17", "c++20"}));
   sub->add_option("--maxrregcount", f->maxrregcount, "Registers per thread at most (1-255)")
       ->check(CLI::Range(1, 255));
-  sub->add_flag("--no-extern-c", f->no_extern_c, "Do not wrap the source in extern \"C\" { }");
+  auto* extern_c = sub->add_flag(
+      "--extern-c", f->extern_c,
+      "Wrap the source in extern \"C\" { } as PyCUDA does (the default for stdin only)");
+  sub->add_flag("--no-extern-c", f->no_extern_c, "Do not wrap stdin in extern \"C\" { }")
+      ->excludes(extern_c);
+  sub->add_flag("--rdc", f->rdc, "Relocatable device code (nvcc's -rdc=true)");
+  sub->add_flag("-G,--device-debug", f->device_debug, "Device debug code (-G)");
+  sub->add_flag("--lineinfo", f->lineinfo, "Line information (-lineinfo)");
+  sub->add_flag("--use_fast_math", f->fast_math, "Fast math (--use_fast_math)");
+  sub->add_option("--Xptxas", f->xptxas, "Pass an option to ptxas (either engine)")
+      ->allow_extra_args(false);
+  sub->add_option("--Xnvrtc", f->xnvrtc, "Pass an option to NVRTC when it runs")
+      ->allow_extra_args(false);
+  sub->add_option("--Xnvcc", f->xnvcc, "Pass an option to nvcc when it runs")
+      ->allow_extra_args(false);
+  sub->add_option("-p,--build-dir", f->build_dir,
+                  "Take the file's flags from BUILD_DIR/compile_commands.json");
   sub->add_flag("--keep", f->keep, "Keep the intermediate files (compiles afresh) and say where");
   sub->add_option("--cache-dir", f->cache_dir,
                   "Cache directory (default: CUDATOOL_CACHE_DIR, "
@@ -173,7 +367,8 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
                 "driver's (exit 8 on any difference)");
   sub->add_option("--threads", f->threads, "Add each kernel's occupancy at this block size")
       ->check(CLI::Range(1, 1 << 20));
-  sub->add_option("--compiler", f->compiler, "Engine: nvrtc (in-process) or nvcc")
+  sub->add_option("--compiler", f->compiler,
+                  "Engine: nvrtc (in-process) or nvcc; default: chosen for the file")
       ->check(CLI::IsMember({"nvrtc", "nvcc"}));
   sub->add_option("--device,-d", f->device,
                   "Device for the default --arch and for --load (ordinal, PCI bus id, UUID)");
@@ -193,186 +388,173 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
         }
         if (flags.file.empty()) throw UsageError("no source given: FILE, or - for stdin");
         if (flags.output) check_output_path(*flags.output);
+        if (flags.compiler == "nvrtc" && !flags.xnvcc.empty())
+          throw UsageError("-Xnvcc " + flags.xnvcc.front() +
+                           ": an nvcc option, but --compiler nvrtc runs NVRTC");
+        if (flags.compiler == "nvcc" && !flags.xnvrtc.empty())
+          throw UsageError("-Xnvrtc " + flags.xnvrtc.front() +
+                           ": an NVRTC option, but --compiler nvcc runs nvcc");
+        if (flags.build_dir && flags.file == "-")
+          throw UsageError("-p " + *flags.build_dir + ": needs a FILE (its entry), not stdin");
 
-        CompileRequest request;
-        request.source = read_source(flags.file);
+        std::optional<ProjectFlags> project;
+        if (flags.build_dir) project = project_flags(*flags.build_dir, flags.file);
+
+        CompileRequest base;
+        base.source = read_source(flags.file);
         if (flags.file != "-") {
-          request.source_name = flags.file;
-          request.source_dir = fs::path(flags.file).parent_path();
+          base.source_name = flags.file;
+          base.source_dir = fs::path(flags.file).parent_path();
         } else {
-          request.source_name = "stdin.cu";
+          base.source_name = "stdin.cu";
         }
-        request.arch = target_arch(flags);
-        if (flags.ptx) request.output = OutputKind::ptx;
-        if (flags.cubin) request.output = OutputKind::cubin;
-        request.defines = flags.defines;
-        request.include_dirs = flags.include_dirs;
-        request.std = flags.std;
-        request.maxrregcount = flags.maxrregcount.value_or(0);
-        request.extern_c = !flags.no_extern_c;
-        request.engine = flags.compiler == "nvcc" ? Engine::nvcc : Engine::nvrtc;
-        request.extra_options = default_flags_from_environment(request.engine);
-        const OutputKind kind =
-            request.output.value_or(request.arch.real ? OutputKind::cubin : OutputKind::ptx);
-        if ((flags.threads || flags.load) && kind != OutputKind::cubin)
-          throw UsageError(std::string(flags.load ? "--load" : "--threads") +
-                           " needs a CUBIN (an sm_XX target, without --ptx)");
-        std::optional<DeviceData> devdata;
-        if (flags.threads) devdata.emplace(request.arch.str());
+        const std::vector<Arch> archs = target_archs(flags, project ? &*project : nullptr);
+        if (archs.size() > 1 && flags.output)
+          throw UsageError("-o " + *flags.output + ": one output file, but " +
+                           std::to_string(archs.size()) + " architectures in --arch");
+        if (archs.size() > 1 && flags.load)
+          throw UsageError("--load checks one architecture, the device's: give one --arch");
+        if (flags.ptx) base.output = OutputKind::ptx;
+        if (flags.cubin) base.output = OutputKind::cubin;
+        if (project) {
+          base.include_dirs = project->include_dirs;
+          base.defines = project->defines;
+          base.std = project->std;
+          base.rdc = project->rdc;
+          base.device_debug = project->device_debug;
+          base.lineinfo = project->lineinfo;
+          base.fast_math = project->fast_math;
+          base.ptxas_options = project->ptxas_options;
+          base.extra_options = project->language_options;
+          base.maxrregcount = project->maxrregcount;
+        }
+        base.defines.insert(base.defines.end(), flags.defines.begin(), flags.defines.end());
+        base.include_dirs.insert(base.include_dirs.end(), flags.include_dirs.begin(),
+                                 flags.include_dirs.end());
+        if (!flags.std.empty()) base.std = flags.std;
+        if (flags.maxrregcount) base.maxrregcount = *flags.maxrregcount;
+        // A file is the translation unit it is; stdin keeps PyCUDA's wrap (snippets).
+        base.extern_c = flags.extern_c || (flags.file == "-" && !flags.no_extern_c);
+        base.rdc = base.rdc || flags.rdc;
+        base.device_debug = base.device_debug || flags.device_debug;
+        base.lineinfo = base.lineinfo || flags.lineinfo;
+        base.fast_math = base.fast_math || flags.fast_math;
+        base.ptxas_options.insert(base.ptxas_options.end(), flags.xptxas.begin(),
+                                  flags.xptxas.end());
+        if (flags.compiler) base.engine = *flags.compiler == "nvcc" ? Engine::nvcc : Engine::nvrtc;
+        base.nvrtc_options = default_flags_from_environment(Engine::nvrtc);
+        base.nvrtc_options.insert(base.nvrtc_options.end(), flags.xnvrtc.begin(),
+                                  flags.xnvrtc.end());
+        base.nvcc_options = default_flags_from_environment(Engine::nvcc);
+        base.nvcc_options.insert(base.nvcc_options.end(), flags.xnvcc.begin(), flags.xnvcc.end());
+        if (base.engine == Engine::nvrtc) base.nvcc_options.clear();
+        if (base.engine == Engine::nvcc) base.nvrtc_options.clear();
 
         if (flags.keep) {
           const char* tmp = std::getenv("TMPDIR");
-          std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/cudatool-keep-XXXXXX";
+          const std::string dir = tmp && *tmp ? tmp : "/tmp";
+          std::string pattern = dir + "/cudatool-keep-XXXXXX";
           if (::mkdtemp(pattern.data()) == nullptr)
-            throw RuntimeError("--keep: cannot create a directory: " +
-                               std::string(std::strerror(errno)));
-          request.keep_dir = pattern;
+            throw UsageError("--keep: cannot create a directory in " +
+                             std::string(tmp && *tmp ? "TMPDIR=" : "") + dir + ": " +
+                             std::strerror(errno));
+          base.keep_dir = pattern;
         }
 
         CompileCache cache(CacheConfig::from_environment(flags.cache_dir, flags.no_cache));
-        CompileResult result;
-        try {
-          result = compile(request, &cache);
-        } catch (const CompileError& e) {
-          for (const auto& w : cache.warnings()) std::cerr << "cudatool: warning: " << w << '\n';
-          if (!e.log().empty()) std::cerr << e.log() << (e.log().back() == '\n' ? "" : "\n");
-          if (request.keep_dir)
-            std::cerr << "cudatool: kept intermediate files in " << request.keep_dir->string()
-                      << '\n';
-          throw;
-        }
-        for (const auto& w : cache.warnings()) std::cerr << "cudatool: warning: " << w << '\n';
-        if (!result.log.empty() && !global.json)
-          std::cerr << result.log << (result.log.back() == '\n' ? "" : "\n");
-        if (request.keep_dir)
-          std::cerr << "cudatool: kept intermediate files in " << request.keep_dir->string()
-                    << '\n';
-
-        std::vector<KernelResources> kernels;
-        if (result.output == OutputKind::cubin)
-          kernels = read_cubin(std::span(reinterpret_cast<const std::uint8_t*>(result.image.data()),
-                                         result.image.size()))
-                        .kernels;
-
-        // Occupancy per kernel at --threads; nullopt where the block cannot launch.
-        std::vector<std::optional<OccupancyRecord>> occupancy;
-        std::vector<std::string> occupancy_notes;
-        if (flags.threads) {
-          // Where the table lacks a value occupancy needs (sm_88), each kernel says so.
-          const auto unknown = occupancy_unknown(*devdata);
-          for (const auto& k : kernels) {
-            if (unknown) {
-              occupancy.emplace_back();
-              occupancy_notes.push_back(unknown->message());
-              continue;
-            }
-            if (*flags.threads > k.max_threads_per_block) {
-              occupancy.emplace_back();
-              occupancy_notes.push_back(std::to_string(*flags.threads) +
-                                        " threads exceed this kernel's max_threads_per_block " +
-                                        std::to_string(k.max_threads_per_block));
-              continue;
-            }
-            occupancy.emplace_back(OccupancyRecord(*devdata, *flags.threads,
-                                                   static_cast<std::size_t>(k.shared_size_bytes),
-                                                   k.num_regs, std::max(1, k.num_barriers)));
-            occupancy_notes.emplace_back();
+        if (!cache.config().note.empty())
+          std::cerr << "cudatool: note: " << cache.config().note << '\n';
+        std::vector<Target> targets;
+        for (const Arch& arch : archs) {
+          Target t;
+          t.request = base;
+          t.request.arch = arch;
+          if (archs.size() > 1 && t.request.keep_dir) {
+            t.request.keep_dir = *base.keep_dir / arch.str();
+            fs::create_directories(*t.request.keep_dir);
           }
-        }
-
-        std::vector<KernelResources> loaded;
-        std::vector<ResourceDifference> differences;
-        if (flags.load) {
-          const Context context(select_device(flags.device));
-          const auto module = load_module_memoized(context, result.image);
-          for (const auto& k : kernels) loaded.push_back(module->resources(k.name, k.demangled));
-          differences = compare_resources(kernels, loaded);
-        }
-
-        if (flags.output) cudatool::write_atomically(*flags.output, result.image);
-
-        if (global.json) {
-          nlohmann::json out = result;
-          out["source"] = request.source_name;
-          if (flags.output) out["output_path"] = *flags.output;
-          // One cache object: the result's own cache_key/cache_hit/cache_path move into it.
-          out["cache"] = {{"enabled", cache.enabled()},
-                          {"dir", cache.config().dir.string()},
-                          {"hit", result.cache_hit},
-                          {"key", result.cache_key}};
-          if (!result.cache_path.empty()) out["cache"]["path"] = result.cache_path;
-          for (const char* moved : {"cache_key", "cache_hit", "cache_path"}) out.erase(moved);
-          if (request.keep_dir) out["kept_dir"] = request.keep_dir->string();
-          nlohmann::json list = nlohmann::json::array();
-          for (std::size_t i = 0; i < kernels.size(); ++i) {
-            nlohmann::json k = kernels[i];
-            if (flags.threads) {
-              if (occupancy[i])
-                k["occupancy"] = *occupancy[i];
-              else
-                k["occupancy"] = {{"threads", *flags.threads},
-                                  {"tb_per_mp", nullptr},
-                                  {"error", occupancy_notes[i]}};
-            }
-            if (flags.load) k["loaded"] = loaded[i];
-            list.push_back(std::move(k));
+          const OutputKind kind =
+              t.request.output.value_or(arch.real ? OutputKind::cubin : OutputKind::ptx);
+          if ((flags.threads || flags.load) && kind != OutputKind::cubin)
+            throw UsageError(std::string(flags.load ? "--load" : "--threads") +
+                             " needs a CUBIN (an sm_XX target, without --ptx)");
+          try {
+            t.result = compile(t.request, &cache);
+          } catch (const CompileError& e) {
+            for (const auto& w : cache.warnings()) std::cerr << "cudatool: warning: " << w << '\n';
+            if (!e.log().empty()) std::cerr << e.log() << (e.log().back() == '\n' ? "" : "\n");
+            print_hints(e.log(), t.request,
+                        e.compiler_version().rfind("nvcc", 0) == 0 ? Engine::nvcc : Engine::nvrtc);
+            if (t.request.keep_dir)
+              std::cerr << "cudatool: kept intermediate files in " << t.request.keep_dir->string()
+                        << '\n';
+            throw;
           }
-          out["kernels"] = std::move(list);
-          if (flags.load) out["differences"] = differences;
-          print_json(out);
-        } else {
-          std::cout << request.source_name << " -> " << result.arch.str() << ' '
-                    << to_string(result.output) << ", " << result.image.size() << " bytes";
-          if (flags.output) std::cout << " in " << *flags.output;
-          std::cout << " (" << result.compiler << ' ' << result.compiler_version << ", "
-                    << (result.memo_hit    ? "memo hit"
-                        : result.cache_hit ? "cache hit"
-                                           : "compiled in " +
-                                                 std::to_string(static_cast<int>(
-                                                     result.compile_seconds * 1000 + 0.5)) +
-                                                 " ms")
-                    << ")\n";
-          if (!kernels.empty()) {
-            std::size_t width = 6;
-            for (const auto& k : kernels) width = std::max(width, describe_kernel(k).size());
-            std::cout << pad("kernel", width) << "  num_regs  shared_size_bytes  local_size_bytes"
-                      << "  const_size_bytes  max_threads_per_block";
-            if (flags.threads) std::cout << "  occupancy@" << *flags.threads;
-            std::cout << '\n';
-            auto column = [](long long v, std::size_t w) {
-              std::string s = std::to_string(v);
-              return std::string(w > s.size() ? w - s.size() : 0, ' ') + s;
-            };
-            for (std::size_t i = 0; i < kernels.size(); ++i) {
-              const auto& k = kernels[i];
-              std::cout << pad(describe_kernel(k), width) << "  " << column(k.num_regs, 8) << "  "
-                        << column(k.shared_size_bytes, 17) << "  " << column(k.local_size_bytes, 16)
-                        << "  " << column(k.const_size_bytes, 16) << "  "
-                        << column(k.max_threads_per_block, 21);
-              if (flags.threads) {
-                if (occupancy[i]) {
-                  std::cout << "  " << static_cast<int>(occupancy[i]->occupancy * 100 + 0.5)
-                            << "% (" << occupancy[i]->tb_per_mp << " blocks/SM, "
-                            << occupancy[i]->limited_by << ")";
-                } else {
-                  std::cout << "  - (" << occupancy_notes[i] << ")";
-                }
+          if (!t.result.log.empty() && !global.json)
+            std::cerr << t.result.log << (t.result.log.back() == '\n' ? "" : "\n");
+          if (t.result.output == OutputKind::cubin)
+            t.kernels =
+                read_cubin(std::span(reinterpret_cast<const std::uint8_t*>(t.result.image.data()),
+                                     t.result.image.size()))
+                    .kernels;
+          if (flags.threads) {
+            const DeviceData devdata(arch.str());
+            // Where the table lacks a value occupancy needs (sm_88), each kernel says so.
+            const auto unknown = occupancy_unknown(devdata);
+            for (const auto& k : t.kernels) {
+              if (unknown) {
+                t.occupancy.emplace_back();
+                t.occupancy_notes.push_back(unknown->message());
+                continue;
               }
-              std::cout << '\n';
+              if (*flags.threads > k.max_threads_per_block) {
+                t.occupancy.emplace_back();
+                t.occupancy_notes.push_back(std::to_string(*flags.threads) +
+                                            " threads exceed this kernel's max_threads_per_block " +
+                                            std::to_string(k.max_threads_per_block));
+                continue;
+              }
+              t.occupancy.emplace_back(OccupancyRecord(
+                  devdata, *flags.threads, static_cast<std::size_t>(k.shared_size_bytes),
+                  k.num_regs, std::max(1, k.num_barriers)));
+              t.occupancy_notes.emplace_back();
             }
           }
           if (flags.load) {
-            if (differences.empty()) {
-              std::cout << "loaded on device: all " << kernels.size()
-                        << " kernels match the driver's attributes\n";
-            }
-            for (const auto& d : differences)
-              std::cout << "MISMATCH " << d.kernel << ' ' << d.attribute << ": cubin " << d.offline
-                        << ", driver " << d.loaded << '\n';
+            const Context context(select_device(flags.device));
+            const auto module = load_module_memoized(context, t.result.image);
+            for (const auto& k : t.kernels)
+              t.loaded.push_back(module->resources(k.name, k.demangled));
+            t.differences = compare_resources(t.kernels, t.loaded);
+          }
+          targets.push_back(std::move(t));
+        }
+        for (const auto& w : cache.warnings()) std::cerr << "cudatool: warning: " << w << '\n';
+        if (base.keep_dir)
+          std::cerr << "cudatool: kept intermediate files in " << base.keep_dir->string() << '\n';
+
+        if (flags.output) cudatool::write_atomically(*flags.output, targets.front().result.image);
+
+        std::size_t differences = 0;
+        for (const auto& t : targets) differences += t.differences.size();
+        if (global.json) {
+          if (targets.size() == 1) {
+            print_json(target_json(targets.front(), flags, cache));
+          } else {
+            nlohmann::json out = {{"source", base.source_name}};
+            nlohmann::json list = nlohmann::json::array();
+            for (const auto& t : targets) list.push_back(target_json(t, flags, cache));
+            out["targets"] = std::move(list);
+            print_json(out);
+          }
+        } else {
+          for (std::size_t i = 0; i < targets.size(); ++i) {
+            if (i > 0) std::cout << '\n';
+            print_target_text(targets[i], flags);
           }
         }
-        if (!differences.empty()) {
-          std::cerr << "cudatool: " << differences.size()
+        if (differences > 0) {
+          std::cerr << "cudatool: " << differences
                     << " difference(s) between the CUBIN and the driver\n";
           return ExitStatus::mismatch;
         }

@@ -64,8 +64,15 @@ int main(int argc, char** argv) {
       cudatool::app::add_occupancy(app, global), cudatool::app::add_completion(app, global),
   };
 
+  std::vector<std::string> arguments(argv, argv + argc);
+  if (argc > 1 && arguments[1] == "compile")
+    arguments = cudatool::app::normalize_compile_arguments(arguments);
+  std::vector<char*> pointers;
+  for (auto& a : arguments) pointers.push_back(a.data());
+  pointers.push_back(nullptr);
+
   try {
-    app.parse(argc, argv);
+    app.parse(argc, pointers.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

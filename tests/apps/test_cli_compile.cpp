@@ -1,16 +1,22 @@
 // `cudatool compile` end to end: the real binary, its output, exit codes and cache, on
 // this machine's NVRTC (no GPU needed; --load is covered by the GPU unit test).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "compile_corpus.hpp"
+#include "cudatool/base/sha256.hpp"
+#include "cudatool/compile/compile_cache.hpp"
 #include "process.hpp"
 
 namespace cudatool::testing {
@@ -260,7 +266,7 @@ TEST_F(CliCompile, TheCacheCanBeDisabled) {
                          options())
                 .exit_code,
             0);
-  EXPECT_TRUE(fs::exists(dir_ / "flagged" / "v1"));
+  EXPECT_TRUE(fs::exists(dir_ / "flagged" / "v2"));
 }
 
 TEST_F(CliCompile, EightProcessesCompilingTheSameSourceAllSucceedAndLeaveOneEntry) {
@@ -278,7 +284,8 @@ TEST_F(CliCompile, EightProcessesCompilingTheSameSourceAllSucceedAndLeaveOneEntr
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(r.err.empty()) << r.err;
     const auto j = nlohmann::json::parse(r.out);
-    EXPECT_EQ(j["kernels"][0]["name"], "race");
+    EXPECT_EQ(j["kernels"][0]["name"], "_Z4racePf");  // a file has C++ linkage
+    EXPECT_EQ(j["kernels"][0]["demangled"], "race(float*)");
   }
   EXPECT_EQ(entries(), 1u);
   std::size_t files = 0;
@@ -316,7 +323,8 @@ TEST_F(CliCompile, CacheStatsTrimAndClear) {
 TEST_F(CliCompile, KeepSaysWhereTheIntermediatesAre) {
   auto o = options();
   o.env["TMPDIR"] = dir_.string();
-  const auto r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--keep"}, o);
+  const auto r =
+      run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--keep", "--extern-c"}, o);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string marker = "kept intermediate files in ";
   const auto pos = r.err.find(marker);
@@ -395,6 +403,425 @@ TEST_F(CliCompile, NvccGivesTheSameResourcesAsNvrtc) {
   const auto a = nlohmann::json::parse(nvrtc.out), b = nlohmann::json::parse(nvcc.out);
   EXPECT_EQ(b["compiler"], "nvcc");
   EXPECT_EQ(a["kernels"], b["kernels"]);
+}
+
+// ---- Real files (issue 11): tests/data/compile/real, written as projects write them. ----
+
+std::string nvcc_path() {
+  const char* home = std::getenv("CUDA_HOME");
+  const std::string path = std::string(home && *home ? home : "/usr/local/cuda") + "/bin/nvcc";
+  return ::access(path.c_str(), X_OK) == 0 ? path : "";
+}
+
+std::vector<std::string> real_corpus() {
+  std::vector<std::string> files;
+  for (const auto& e :
+       fs::directory_iterator(std::string(CUDATOOL_SOURCE_DIR) + "/tests/data/compile/real"))
+    if (e.path().extension() == ".cu") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST_F(CliCompile, EveryRealFileCompilesWithOnlyArchAndEqualsNvccsPtxasReport) {
+  const std::string nvcc = nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc is not installed";
+  const std::map<std::string, std::string> engines = {
+      {"cub_block.cu", "nvcc"},         {"dynamic_parallelism.cu", "nvcc"},
+      {"grid_sync_cg.cu", "nvrtc"},     {"libcu_atomics.cu", "nvrtc"},
+      {"stencil_templates.cu", "nvcc"}, {"vector_add_host.cu", "nvcc"}};
+  const auto files = real_corpus();
+  ASSERT_EQ(files.size(), engines.size());
+  std::size_t kernels = 0;
+  for (const auto& file : files) {
+    const std::string name = fs::path(file).filename().string();
+    SCOPED_TRACE(name);
+    // One compile at a time (the machine may have two cores): cudatool's, then nvcc's.
+    const auto r = run_cudatool({"compile", file, "--arch", "sm_90", "--json"}, options());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["engine"], engines.at(name)) << j["engine_reason"];
+    const bool rdc = j["engine_reason"].get<std::string>().find("-rdc") != std::string::npos;
+    EXPECT_EQ(rdc, name == "dynamic_parallelism.cu");
+    std::vector<std::string> args{"-cubin", "-arch=sm_90", "-Xptxas", "-v"};
+    if (rdc) args.push_back("-rdc=true");
+    args.insert(args.end(), {"-o", (dir_ / (name + ".cubin")).string(), file});
+    const auto reference = run_process(nvcc, args);
+    ASSERT_EQ(reference.exit_code, 0) << reference.err;
+    const auto report = parse_ptxas_report(reference.out + reference.err);
+    ASSERT_EQ(j["kernels"].size(), report.size()) << reference.err;
+    for (const auto& k : j["kernels"]) {
+      const std::string mangled = k["name"];
+      EXPECT_EQ(mangled.rfind("_Z", 0), 0u) << mangled;  // C++ linkage
+      EXPECT_NE(k["demangled"].get<std::string>().find('('), std::string::npos);
+      const auto it = report.find(mangled);
+      ASSERT_NE(it, report.end()) << mangled << "\n" << reference.err;
+      EXPECT_EQ(k["num_regs"], it->second.registers) << mangled;
+      EXPECT_EQ(k["shared_size_bytes"], it->second.shared) << mangled;
+      EXPECT_EQ(k["local_size_bytes"], it->second.stack_frame) << mangled;
+      ++kernels;
+    }
+  }
+  EXPECT_GE(kernels, 13u);
+}
+
+TEST_F(CliCompile, ACacheHitOnAFileIncludingCubIsAHitAndAChangedHeaderIsNot) {
+  const fs::path header = write("tile.h", "#define ITEMS 4\n");
+  const fs::path src =
+      write("sorter.cu",
+            "#include <cub/block/block_radix_sort.cuh>\n#include \"tile.h\"\n"
+            "__global__ void sorter(unsigned* k) {\n"
+            "  using S = cub::BlockRadixSort<unsigned, 64, ITEMS>;\n"
+            "  __shared__ typename S::TempStorage t;\n  unsigned v[ITEMS];\n"
+            "  for (int i = 0; i < ITEMS; ++i) v[i] = k[threadIdx.x * ITEMS + i];\n"
+            "  S(t).Sort(v);\n  __shared__ unsigned pad[ITEMS * 64];\n"
+            "  pad[threadIdx.x] = v[0];\n  __syncthreads();\n"
+            "  v[0] += pad[(threadIdx.x + 1) % 64];\n"
+            "  for (int i = 0; i < ITEMS; ++i) k[threadIdx.x * ITEMS + i] = v[i];\n}\n");
+  const std::vector<std::string> args{"compile", src.string(), "--arch", "sm_90", "--json"};
+  auto r = run_cudatool(args, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["cache"]["hit"].get<bool>());
+  EXPECT_EQ(j["includes"], nlohmann::json::array({header.string()}));
+  r = run_cudatool(args, options());
+  j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["cache"]["hit"].get<bool>());
+  const int shared = j["kernels"][0]["shared_size_bytes"];
+  std::ofstream(header) << "#define ITEMS 8\n";
+  r = run_cudatool(args, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j["cache"]["hit"].get<bool>());
+  EXPECT_NE(j["kernels"][0]["shared_size_bytes"].get<int>(), shared);
+}
+
+TEST_F(CliCompile, TheEngineCanBeForcedAndConflictsAreRefused) {
+  const std::string host =
+      std::string(CUDATOOL_SOURCE_DIR) + "/tests/data/compile/real/vector_add_host.cu";
+  auto r = run_cudatool({"compile", host, "--arch", "sm_90", "--compiler", "nvrtc"}, options());
+  EXPECT_EQ(r.exit_code, 6);
+  EXPECT_NE(r.err.find("hint: NVRTC cannot open <"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--compiler nvcc"), std::string::npos) << r.err;
+  r = run_cudatool(
+      {"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--compiler", "nvrtc", "-Xnvcc", "-O3"},
+      options());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--compiler nvrtc runs NVRTC"), std::string::npos) << r.err;
+  r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--compiler", "nvcc",
+                    "-Xnvrtc", "-default-device"},
+                   options());
+  EXPECT_EQ(r.exit_code, 2);
+  // NVRTC honours -rdc: no conflict, and the options say so.
+  r = run_cudatool(
+      {"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--compiler", "nvrtc", "-rdc", "--json"},
+      options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engine"], "nvrtc");
+  const auto opts = j["options"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(opts.begin(), opts.end(), "-rdc=true"), opts.end());
+  r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "-G", "-lineinfo",
+                    "--use_fast_math", "-Xptxas", "-v", "--json"},
+                   options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  for (const char* o : {"-G", "-lineinfo", "--use_fast_math", "--ptxas-options=-v"})
+    EXPECT_NE(j["options"].dump().find(o), std::string::npos) << o;
+  EXPECT_NE(j["log"].get<std::string>().find("Used "), std::string::npos) << j["log"];
+}
+
+TEST_F(CliCompile, ErrorsSayWhatToDo) {
+  auto o = options();
+  o.stdin_data = "#include <cuda/std/array>\n__global__ void k(int* p) { p[0] = 1; }\n";
+  auto r = run_cudatool({"compile", "-", "--arch", "sm_90"}, o);
+  EXPECT_EQ(r.exit_code, 6);
+  EXPECT_NE(r.err.find("hint: the extern \"C\" { } wrap"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--no-extern-c"), std::string::npos) << r.err;
+  r = run_cudatool({"compile", "-", "--arch", "sm_90", "--no-extern-c"}, o);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const fs::path host_fn =
+      write("host_fn.cu",
+            "__global__ void k(float* p) { p[0] = 1; }\nvoid go(float* p) { k<<<1, 1>>>(p); }\n");
+  r = run_cudatool({"compile", host_fn.string(), "--arch", "sm_90", "--compiler", "nvrtc"},
+                   options());
+  EXPECT_EQ(r.exit_code, 6);
+  EXPECT_NE(r.err.find("hint: NVRTC compiles device code only"), std::string::npos) << r.err;
+  // Without --compiler the same file is host code: nvcc compiles it.
+  r = run_cudatool({"compile", host_fn.string(), "--arch", "sm_90", "--json"}, options());
+  if (r.exit_code != 3) {
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["engine"], "nvcc");
+  }
+  const fs::path launcher = write("launcher.cu",
+                                  "__global__ void child(int* p) { p[threadIdx.x] = 1; }\n"
+                                  "__global__ void parent(int* p) { child<<<1, 32>>>(p); }\n");
+  r = run_cudatool({"compile", launcher.string(), "--arch", "sm_90", "--compiler", "nvrtc"},
+                   options());
+  EXPECT_EQ(r.exit_code, 6);
+  EXPECT_NE(r.err.find("relocatable device code: add -rdc"), std::string::npos) << r.err;
+  r = run_cudatool({"compile", launcher.string(), "--arch", "sm_90", "--json"}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(nlohmann::json::parse(r.out)["engine_reason"].get<std::string>().find("-rdc added"),
+            std::string::npos);
+}
+
+TEST_F(CliCompile, SeveralArchitecturesGiveOneTablePerArchitecture) {
+  auto r = run_cudatool(
+      {"compile", corpus("multi.cu"), "--arch", "sm_80,sm_90,sm_100", "--threads", "256", "--json"},
+      options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["targets"].size(), 3u);
+  EXPECT_EQ(j["targets"][0]["arch"], "sm_80");
+  EXPECT_EQ(j["targets"][2]["arch"], "sm_100");
+  for (const auto& t : j["targets"])
+    for (const auto& k : t["kernels"]) EXPECT_TRUE(k["occupancy"].contains("occupancy")) << k;
+  r = run_cudatool({"compile", corpus("multi.cu"), "--arch", "sm_80,sm_90"}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(lines_with(r.out, "num_regs"), 2u) << r.out;
+  EXPECT_NE(r.out.find("-> sm_80 cubin"), std::string::npos);
+  EXPECT_NE(r.out.find("-> sm_90 cubin"), std::string::npos);
+  for (const char* bad : {"sm_80,,sm_90", "sm_80,sm_9x", "sm_80,sm_30", ","}) {
+    r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", bad}, options());
+    EXPECT_EQ(r.exit_code, 2) << bad;
+    EXPECT_EQ(lines_with(r.err, "cudatool: "), 1u) << r.err;
+    EXPECT_NE(r.err.find("--arch"), std::string::npos) << r.err;
+  }
+  r = run_cudatool(
+      {"compile", corpus("saxpy.cu"), "--arch", "sm_80,sm_90", "-o", (dir_ / "x.cubin").string()},
+      options());
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST_F(CliCompile, BuildDirTakesTheProjectsFlagsFromCompileCommands) {
+  const std::string nvcc = nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc is not installed";
+  const fs::path project = dir_ / "project";
+  fs::create_directories(project / "include");
+  std::ofstream(project / "include" / "tile.h") << "#pragma once\nconstexpr int kTile = TILE;\n";
+  std::ofstream(project / "tiles.cu")
+      << "#include \"tile.h\"\n#ifndef FROM_CMAKE\n#error FROM_CMAKE missing\n#endif\n"
+         "__global__ void tiles(float* p) {\n  __shared__ float t[kTile];\n"
+         "  t[threadIdx.x] = p[threadIdx.x];\n  __syncthreads();\n"
+         "  p[threadIdx.x] = t[(threadIdx.x + 1) % kTile];\n}\n";
+  std::ofstream(project / "CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.20)\nproject(tiles LANGUAGES CUDA)\n"
+         "set(CMAKE_EXPORT_COMPILE_COMMANDS ON)\nset(CMAKE_CUDA_ARCHITECTURES 80 90)\n"
+         "add_library(tiles STATIC tiles.cu)\n"
+         "target_include_directories(tiles PRIVATE include)\n"
+         "target_compile_definitions(tiles PRIVATE TILE=96 FROM_CMAKE)\n"
+         "target_compile_features(tiles PRIVATE cuda_std_17)\n";
+  ProcessOptions env;
+  env.env["CUDACXX"] = nvcc;
+  const auto configured = run_process(
+      "/usr/bin/env", {"cmake", "-S", project.string(), "-B", (dir_ / "build").string()}, env);
+  if (configured.exit_code != 0) GTEST_SKIP() << "cmake could not configure: " << configured.err;
+  auto r = run_cudatool(
+      {"compile", (project / "tiles.cu").string(), "-p", (dir_ / "build").string(), "--json"},
+      options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["targets"].size(), 2u) << j;
+  EXPECT_EQ(j["targets"][0]["arch"], "sm_80");
+  EXPECT_EQ(j["targets"][1]["arch"], "sm_90");
+  for (const auto& t : j["targets"]) EXPECT_EQ(t["kernels"][0]["shared_size_bytes"], 96 * 4);
+  // --arch still chooses.
+  r = run_cudatool({"compile", (project / "tiles.cu").string(), "-p", (dir_ / "build").string(),
+                    "--arch", "sm_90", "--json"},
+                   options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["arch"], "sm_90");
+  // Bad databases.
+  fs::create_directories(dir_ / "empty");
+  fs::create_directories(dir_ / "garbage");
+  std::ofstream(dir_ / "garbage" / "compile_commands.json") << "{ not json";
+  struct Case {
+    std::string dir, file, message;
+  };
+  for (const auto& c : std::vector<Case>{
+           {(dir_ / "empty").string(), (project / "tiles.cu").string(), "no compile_commands.json"},
+           {(dir_ / "garbage").string(), (project / "tiles.cu").string(), "not JSON"},
+           {(dir_ / "build").string(), corpus("saxpy.cu"), "no entry for"}}) {
+    r = run_cudatool({"compile", c.file, "-p", c.dir, "--arch", "sm_90"}, options());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << r.err;
+    EXPECT_EQ(lines_with(r.err, "cudatool: "), 1u) << r.err;
+  }
+}
+
+// ---- Cache entries that are not what they seem (issue 13, items 2-4). ----
+
+class CliCompileCache : public CliCompile {
+ protected:
+  std::string entry_of(const std::string& file) {
+    const auto r = run_cudatool({"compile", corpus(file), "--arch", "sm_90", "--json"}, options());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["cache_path"];
+  }
+  nlohmann::json compile_json(const std::string& file) {
+    const auto r = run_cudatool({"compile", corpus(file), "--arch", "sm_90", "--json"}, options());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    return nlohmann::json::parse(r.out);
+  }
+  static std::string key_of_path(const std::string& path) { return fs::path(path).stem().string(); }
+};
+
+TEST_F(CliCompileCache, DamagedEntriesAreRemovedAndRecompiledSilently) {
+  const std::string entry = entry_of("saxpy.cu");
+  const std::string key = key_of_path(entry);
+  const std::string good = read_file(entry);
+  const std::vector<std::string> damaged = {
+      // a 30-digit size line
+      "cudatool-cache 2\nkey " + key + "\nsize 123456789012345678901234567890\nsha256 " +
+          sha256_hex("x") + "\nx",
+      // a valid checksum over a payload that is not a compile result
+      format_cache_entry(key, "not a payload"),
+      // a valid checksum over a well-formed payload whose image is not a CUBIN
+      format_cache_entry(key,
+                         [&] {
+                           const auto payload = *parse_cache_entry(good, key);
+                           const auto newline = payload.find('\n');
+                           const auto length = std::stoul(std::string(payload.substr(0, newline)));
+                           return std::string(payload.substr(0, newline + 1 + length)) +
+                                  "\x7f"
+                                  "ELF not a cubin";
+                         }()),
+  };
+  for (const auto& bytes : damaged) {
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << bytes;
+    auto j = compile_json("saxpy.cu");
+    EXPECT_FALSE(j["cache"]["hit"].get<bool>());
+    EXPECT_EQ(j["kernels"][0]["name"], "saxpy");
+    EXPECT_EQ(read_file(entry), good);  // healed: the next run is a hit
+    EXPECT_TRUE(compile_json("saxpy.cu")["cache"]["hit"].get<bool>());
+  }
+  // A directory in the entry's place.
+  fs::remove(entry);
+  fs::create_directories(fs::path(entry) / "inside");
+  EXPECT_FALSE(compile_json("saxpy.cu")["cache"]["hit"].get<bool>());
+  EXPECT_TRUE(fs::is_regular_file(entry));
+  EXPECT_TRUE(compile_json("saxpy.cu")["cache"]["hit"].get<bool>());
+  // A FIFO in the entry's place does not block.
+  fs::remove(entry);
+  ASSERT_EQ(::mkfifo(entry.c_str(), 0644), 0);
+  EXPECT_FALSE(compile_json("saxpy.cu")["cache"]["hit"].get<bool>());
+  EXPECT_TRUE(fs::is_regular_file(entry));
+}
+
+TEST_F(CliCompileCache, AnEntryCopiedOverAnotherIsNotTrusted) {
+  const std::string saxpy = entry_of("saxpy.cu");
+  const std::string multi = entry_of("multi.cu");
+  fs::copy_file(saxpy, multi, fs::copy_options::overwrite_existing);
+  const auto j = compile_json("multi.cu");
+  EXPECT_FALSE(j["cache"]["hit"].get<bool>());
+  EXPECT_EQ(j["kernels"].size(), 4u);
+  EXPECT_NE(j["kernels"].dump().find("histogram"), std::string::npos);
+}
+
+TEST_F(CliCompileCache, ClearTrimAndStatsTouchOnlyEntriesAndFollowNoLink) {
+  const fs::path important = dir_ / "important";
+  fs::create_directories(important / "ab");
+  std::ofstream(important / "keep.txt") << "precious";
+  std::ofstream(important / "ab" / (std::string(64, 'a') + ".entry")) << "precious too";
+  // v2 itself is a link to a directory of other data.
+  fs::create_directories(cache_);
+  fs::create_directory_symlink(important, cache_ / "v2");
+  auto r = run_cudatool({"compile", "--cache-clear", "--json"}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["removed_entries"], 0);
+  EXPECT_TRUE(fs::exists(important / "keep.txt"));
+  EXPECT_TRUE(fs::exists(important / "ab" / (std::string(64, 'a') + ".entry")));
+  r = run_cudatool({"compile", "--cache-stats", "--json"}, options());
+  EXPECT_EQ(nlohmann::json::parse(r.out)["cache"]["entries"], 0);
+  // A store replaces the link by a directory and writes nothing into its target.
+  const std::string entry = entry_of("saxpy.cu");
+  EXPECT_FALSE(fs::is_symlink(cache_ / "v2"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(important), fs::directory_iterator()), 2);
+  // A two-digit directory that is a link: not followed by a store either.
+  const std::string sub = fs::path(entry).parent_path().filename();
+  fs::remove_all(cache_ / "v2" / sub);
+  fs::create_directory_symlink(important, cache_ / "v2" / sub);
+  EXPECT_FALSE(compile_json("saxpy.cu")["cache"]["hit"].get<bool>());
+  EXPECT_FALSE(fs::is_symlink(cache_ / "v2" / sub));
+  EXPECT_EQ(std::distance(fs::directory_iterator(important), fs::directory_iterator()), 2);
+  // An entry that is a link to a file: removed, its target untouched.
+  fs::remove(entry);
+  fs::create_symlink(important / "keep.txt", entry);
+  EXPECT_FALSE(compile_json("saxpy.cu")["cache"]["hit"].get<bool>());
+  EXPECT_EQ(read_file((important / "keep.txt").string()), "precious");
+  // Files that are not entries stay.
+  std::ofstream(cache_ / "v2" / sub / "notes.txt") << "mine";
+  r = run_cudatool({"compile", "--cache-clear", "--json"}, options());
+  EXPECT_EQ(nlohmann::json::parse(r.out)["removed_entries"], 1);
+  EXPECT_TRUE(fs::exists(cache_ / "v2" / sub / "notes.txt"));
+  r = run_cudatool({"compile", "--cache-trim", "0", "--json"}, options());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(fs::exists(cache_ / "v2" / sub / "notes.txt"));
+}
+
+// ---- Sources and environments that are not what they seem (issue 13, items 8, 11, 14). ----
+
+TEST_F(CliCompile, ANulOr0xFFByteIsRefusedInsteadOfTruncatingTheSource) {
+  for (const char byte : {'\0', '\xff'}) {
+    std::string text = "__global__ void first(int* p) { *p = 1; }\n// x";
+    text += byte;
+    text += "\n__global__ void second(int* p) { *p = 2; }\n";
+    const fs::path src = dir_ / "odd.cu";
+    std::ofstream(src, std::ios::binary | std::ios::trunc) << text;
+    const auto r = run_cudatool({"compile", src.string(), "--arch", "sm_90"}, options());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(byte == '\0' ? "byte 0x00 at line 2" : "byte 0xFF at line 2"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(lines_with(r.err, "cudatool: "), 1u);
+  }
+}
+
+TEST_F(CliCompile, AFileNameWithANewlineOr0xFFStillCompiles) {
+  for (const std::string& name : {std::string("new\nline.cu"), std::string("latin\xff.cu")}) {
+    const fs::path src = dir_ / name;
+    fs::copy_file(corpus("saxpy.cu"), src, fs::copy_options::overwrite_existing);
+    for (const char* engine : {"nvrtc", "nvcc"}) {
+      const auto r = run_cudatool(
+          {"compile", src.string(), "--arch", "sm_90", "--compiler", engine, "--no-cache"},
+          options());
+      if (r.exit_code == 3 && std::string(engine) == "nvcc") continue;
+      EXPECT_EQ(r.exit_code, 0) << engine << ": " << r.err;
+      EXPECT_NE(r.out.find("saxpy"), std::string::npos) << r.out;
+    }
+  }
+}
+
+TEST_F(CliCompile, ExitCodeFiveIsOnlyForTheDriver) {
+  auto o = options();
+  o.env["TMPDIR"] = "/nonexistent";
+  auto r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--keep"}, o);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("TMPDIR=/nonexistent"), std::string::npos) << r.err;
+  r = run_cudatool(
+      {"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--compiler", "nvcc", "--no-cache"}, o);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  o = options();
+  o.env["CUDATOOL_NVCC"] = "/bin/true";
+  r = run_cudatool(
+      {"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--compiler", "nvcc", "--no-cache"}, o);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_NE(r.err.find("wrote no cubin"), std::string::npos) << r.err;
+  EXPECT_EQ(lines_with(r.err, "cudatool: "), 1u) << r.err;
+}
+
+TEST_F(CliCompile, AHomeThatDoesNotExistIsNotCreated) {
+  auto o = options();
+  const fs::path home = dir_ / "nonexistent dir";
+  o.env["CUDATOOL_CACHE_DIR"] = std::nullopt;
+  o.env["XDG_CACHE_HOME"] = std::nullopt;
+  o.env["HOME"] = home.string();
+  const auto r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--json"}, o);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(fs::exists(home));
+  EXPECT_NE(r.err.find("cudatool: note: compile cache off: HOME="), std::string::npos) << r.err;
+  EXPECT_FALSE(nlohmann::json::parse(r.out)["cache"]["enabled"].get<bool>());
 }
 
 }  // namespace

@@ -76,7 +76,10 @@ def run_case(args, name, schema, case, tmp):
     for key, value in case.get("expect", {}).items():
         node = document
         for part in key.split("/"):
-            node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            else:
+                node = node.get(part) if isinstance(node, dict) else None
         if node != value:
             return f"{where}: /{key} is {node!r}, expected {value!r}"
     for key in case.get("absent", []):

@@ -1,7 +1,6 @@
 #include "cudatool/compile/compile_cache.hpp"
-#include "cudatool/base/file_io.hpp"
-#include "cudatool/base/units.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,16 +10,20 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/sha256.hpp"
+#include "cudatool/base/units.hpp"
 
 namespace cudatool {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::string_view kMagic = "cudatool-cache 1\n";
+constexpr std::string_view kMagic = "cudatool-cache 2\n";
 constexpr std::string_view kExtension = ".entry";
+constexpr const char* kVersionDir = "v2";
+constexpr std::uint64_t kMaxEntryBytes = 1ull << 30;
 
 bool truthy(const char* value) {
   if (value == nullptr) return false;
@@ -34,28 +37,232 @@ std::string env(const char* name) {
   return value ? value : "";
 }
 
-bool is_entry(const fs::directory_entry& e) {
-  std::error_code ec;
-  return e.is_regular_file(ec) && e.path().extension() == kExtension;
+bool is_hex(std::string_view s, std::size_t length) {
+  return s.size() == length && std::all_of(s.begin(), s.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
-bool is_temporary(const fs::directory_entry& e) {
-  return e.path().filename().string().find(".tmp.") != std::string::npos;
+bool valid_key(std::string_view key) {
+  return is_hex(key, 64);
+}
+
+// "<key>.entry" in directory "<first two digits>".
+bool entry_name(std::string_view dir, std::string_view name) {
+  return name.size() == 64 + kExtension.size() && name.substr(64) == kExtension &&
+         valid_key(name.substr(0, 64)) && name.substr(0, 2) == dir;
+}
+
+bool temporary_name(std::string_view dir, std::string_view name) {
+  const std::string_view tag = ".entry.tmp.";
+  return name.size() > 64 + tag.size() && name.substr(64, tag.size()) == tag &&
+         valid_key(name.substr(0, 64)) && name.substr(0, 2) == dir;
+}
+
+// A file descriptor, closed with the object.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+  Fd& operator=(Fd&& o) noexcept {
+    if (this != &o) {
+      reset();
+      fd_ = std::exchange(o.fd_, -1);
+    }
+    return *this;
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  void reset() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  int fd_ = -1;
+};
+
+// A directory below `at`, never through a link.
+Fd open_dir_at(int at, const char* name) {
+  return Fd(::openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
+// Removes `name` below `at` whatever it is, without following links.
+void remove_at(int at, const char* name, int depth = 0) {
+  struct stat info {};
+  if (::fstatat(at, name, &info, AT_SYMLINK_NOFOLLOW) != 0) return;
+  if (!S_ISDIR(info.st_mode)) {
+    ::unlinkat(at, name, 0);
+    return;
+  }
+  if (depth < 16) {
+    if (Fd dir = open_dir_at(at, name)) {
+      const int copy = ::dup(dir.get());
+      if (DIR* stream = copy >= 0 ? ::fdopendir(copy) : nullptr) {
+        std::vector<std::string> names;
+        while (const dirent* e = ::readdir(stream))
+          if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+            names.emplace_back(e->d_name);
+        ::closedir(stream);
+        for (const auto& n : names) remove_at(dir.get(), n.c_str(), depth + 1);
+      } else if (copy >= 0) {
+        ::close(copy);
+      }
+    }
+  }
+  ::unlinkat(at, name, AT_REMOVEDIR);
+}
+
+// A directory below `at`, created when absent; a link or file in its place is replaced.
+Fd make_dir_at(int at, const char* name) {
+  if (::mkdirat(at, name, 0755) != 0 && errno != EEXIST) return Fd();
+  Fd dir = open_dir_at(at, name);
+  if (dir) return dir;
+  if (errno != ELOOP && errno != ENOTDIR) return Fd();
+  remove_at(at, name);
+  if (::mkdirat(at, name, 0755) != 0) return Fd();
+  return open_dir_at(at, name);
+}
+
+std::vector<std::string> list_dir(int fd) {
+  std::vector<std::string> names;
+  const int copy = ::dup(fd);
+  if (copy < 0) return names;
+  DIR* stream = ::fdopendir(copy);
+  if (stream == nullptr) {
+    ::close(copy);
+    return names;
+  }
+  ::rewinddir(stream);
+  while (const dirent* e = ::readdir(stream))
+    if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+      names.emplace_back(e->d_name);
+  ::closedir(stream);
+  return names;
+}
+
+struct EntryFile {
+  std::string dir;   // "ab"
+  std::string name;  // "<key>.entry"
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  bool temporary = false;
+};
+
+// Every regular file named like an entry (or a store's temporary) below v2, and the handles
+// of the two-digit directories they are in.
+struct Listing {
+  std::vector<std::pair<std::string, Fd>> dirs;
+  std::vector<EntryFile> files;
+  int dir_fd(const std::string& name) const {
+    for (const auto& [n, fd] : dirs)
+      if (n == name) return fd.get();
+    return -1;
+  }
+};
+
+Listing list_entries(const fs::path& root) {
+  Listing listing;
+  Fd top(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!top) return listing;
+  Fd version = open_dir_at(top.get(), kVersionDir);
+  if (!version) return listing;
+  for (const auto& sub : list_dir(version.get())) {
+    if (!is_hex(sub, 2)) continue;
+    Fd dir = open_dir_at(version.get(), sub.c_str());
+    if (!dir) continue;
+    for (const auto& name : list_dir(dir.get())) {
+      const bool entry = entry_name(sub, name);
+      const bool temporary = !entry && temporary_name(sub, name);
+      if (!entry && !temporary) continue;
+      struct stat info {};
+      if (::fstatat(dir.get(), name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 ||
+          !S_ISREG(info.st_mode))
+        continue;
+      listing.files.push_back(
+          {sub, name, static_cast<std::uint64_t>(info.st_size),
+           static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec,
+           temporary});
+    }
+    listing.dirs.emplace_back(sub, std::move(dir));
+  }
+  return listing;
+}
+
+// True when `path` is a directory (through links: HOME may be one).
+bool exists_as_directory(const fs::path& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
 }  // namespace
 
+std::string format_cache_entry(std::string_view key, std::string_view payload) {
+  std::string data(kMagic);
+  data += "key ";
+  data += key;
+  data += "\nsize " + std::to_string(payload.size()) + "\n";
+  data += "sha256 " + sha256_hex(payload) + "\n";
+  data.append(payload);
+  return data;
+}
+
+std::optional<std::string_view> parse_cache_entry(std::string_view bytes,
+                                                  std::string_view expected_key) {
+  if (bytes.substr(0, kMagic.size()) != kMagic) return std::nullopt;
+  std::size_t pos = kMagic.size();
+  auto line = [&](std::string_view label) -> std::optional<std::string_view> {
+    if (bytes.substr(pos, label.size()) != label) return std::nullopt;
+    const std::size_t end = bytes.find('\n', pos);
+    if (end == std::string_view::npos || end > pos + label.size() + 64) return std::nullopt;
+    const std::string_view value = bytes.substr(pos + label.size(), end - pos - label.size());
+    pos = end + 1;
+    return value;
+  };
+  const auto key = line("key ");
+  const auto size = line("size ");
+  const auto digest = line("sha256 ");
+  if (!key || !size || !digest || !valid_key(*key) || *key != expected_key ||
+      !is_hex(*digest, 64) || size->empty() || size->size() > 19 ||
+      (size->size() > 1 && (*size)[0] == '0'))
+    return std::nullopt;
+  std::uint64_t length = 0;
+  for (const char c : *size) {
+    if (c < '0' || c > '9') return std::nullopt;
+    length = length * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (bytes.size() - pos != length) return std::nullopt;
+  const std::string_view payload = bytes.substr(pos);
+  if (sha256_hex(payload) != *digest) return std::nullopt;
+  return payload;
+}
+
 CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_flag,
                                           bool no_cache) {
   CacheConfig config;
+  auto under = [&](const std::string& variable, const fs::path& base, const fs::path& rest) {
+    config.dir = base / rest;
+    if (!exists_as_directory(base)) {
+      config.enabled = false;
+      config.disabled_by = variable;
+      config.note = "compile cache off: " + variable + "=" + base.string() +
+                    " is not a directory (cudatool does not create it); set "
+                    "CUDATOOL_CACHE_DIR or --cache-dir to use one";
+    }
+  };
   if (dir_flag && !dir_flag->empty()) {
     config.dir = *dir_flag;
   } else if (!env("CUDATOOL_CACHE_DIR").empty()) {
     config.dir = env("CUDATOOL_CACHE_DIR");
   } else if (!env("XDG_CACHE_HOME").empty()) {
-    config.dir = fs::path(env("XDG_CACHE_HOME")) / "cudatool";
+    under("XDG_CACHE_HOME", env("XDG_CACHE_HOME"), "cudatool");
   } else if (!env("HOME").empty()) {
-    config.dir = fs::path(env("HOME")) / ".cache" / "cudatool";
+    under("HOME", env("HOME"), fs::path(".cache") / "cudatool");
   } else {
     config.enabled = false;
     config.disabled_by = "no HOME";
@@ -63,9 +270,11 @@ CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_
   if (no_cache) {
     config.enabled = false;
     config.disabled_by = "--no-cache";
+    config.note.clear();
   } else if (truthy(std::getenv("CUDATOOL_DISABLE_CACHE"))) {
     config.enabled = false;
     config.disabled_by = "CUDATOOL_DISABLE_CACHE";
+    config.note.clear();
   }
   if (const std::string size = env("CUDATOOL_CACHE_MAX_SIZE"); !size.empty())
     config.max_bytes = parse_size(size, "CUDATOOL_CACHE_MAX_SIZE");
@@ -80,7 +289,7 @@ void to_json(nlohmann::json& j, const CacheStats& s) {
 CompileCache::CompileCache(CacheConfig config) : config_(std::move(config)) {}
 
 fs::path CompileCache::entry_path(const std::string& key) const {
-  return config_.dir / "v1" / key.substr(0, 2) / (key + std::string(kExtension));
+  return config_.dir / kVersionDir / key.substr(0, 2) / (key + std::string(kExtension));
 }
 
 void CompileCache::disable(const std::string& why) {
@@ -90,75 +299,106 @@ void CompileCache::disable(const std::string& why) {
 }
 
 std::optional<std::string> CompileCache::load(const std::string& key) {
-  if (!enabled()) return std::nullopt;
-  const fs::path path = entry_path(key);
-  auto data = detail::read_file(path);
-  if (!data) return std::nullopt;
-  // Header: magic, "size N\n", "sha256 HEX\n", then the payload.
-  auto damaged = [&]() -> std::optional<std::string> {
-    ::unlink(path.c_str());
+  if (!enabled() || !valid_key(key)) return std::nullopt;
+  Fd top(::open(config_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!top) return std::nullopt;
+  Fd version = open_dir_at(top.get(), kVersionDir);
+  if (!version) return std::nullopt;
+  const std::string sub = key.substr(0, 2);
+  Fd dir = open_dir_at(version.get(), sub.c_str());
+  if (!dir) return std::nullopt;
+  const std::string name = key + std::string(kExtension);
+  Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!file) {
+    if (errno != ENOENT) remove_at(dir.get(), name.c_str());  // a link, or unreadable
     return std::nullopt;
-  };
-  if (data->compare(0, kMagic.size(), kMagic) != 0) return damaged();
-  std::size_t pos = kMagic.size();
-  auto line = [&](std::string_view label) -> std::optional<std::string> {
-    const std::size_t end = data->find('\n', pos);
-    if (end == std::string::npos || data->compare(pos, label.size(), label) != 0)
-      return std::nullopt;
-    std::string value = data->substr(pos + label.size(), end - pos - label.size());
-    pos = end + 1;
-    return value;
-  };
-  const auto size = line("size ");
-  const auto digest = line("sha256 ");
-  if (!size || !digest || size->empty() ||
-      !std::all_of(size->begin(), size->end(), [](unsigned char c) { return std::isdigit(c); }))
-    return damaged();
-  if (data->size() - pos != std::stoull(*size)) return damaged();
-  std::string payload = data->substr(pos);
-  if (sha256_hex(payload) != *digest) return damaged();
-  ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // recently used
-  return payload;
+  }
+  struct stat info {};
+  if (::fstat(file.get(), &info) != 0 || !S_ISREG(info.st_mode) ||
+      static_cast<std::uint64_t>(info.st_size) > kMaxEntryBytes) {
+    file = Fd();
+    remove_at(dir.get(), name.c_str());
+    return std::nullopt;
+  }
+  std::string data(static_cast<std::size_t>(info.st_size), '\0');
+  std::size_t got = 0;
+  while (got < data.size()) {
+    const ssize_t n = ::read(file.get(), data.data() + got, data.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  const auto payload = got == data.size() ? parse_cache_entry(data, key) : std::nullopt;
+  if (!payload) {
+    file = Fd();
+    ::unlinkat(dir.get(), name.c_str(), 0);
+    return std::nullopt;
+  }
+  ::futimens(file.get(), nullptr);  // recently used
+  return std::string(*payload);
+}
+
+void CompileCache::remove(const std::string& key) {
+  if (!valid_key(key)) return;
+  Fd top(::open(config_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!top) return;
+  Fd version = open_dir_at(top.get(), kVersionDir);
+  if (!version) return;
+  Fd dir = open_dir_at(version.get(), key.substr(0, 2).c_str());
+  if (!dir) return;
+  remove_at(dir.get(), (key + std::string(kExtension)).c_str());
 }
 
 bool CompileCache::store(const std::string& key, std::string_view payload) {
-  if (!enabled()) return false;
-  const fs::path path = entry_path(key);
+  if (!enabled() || !valid_key(key)) return false;
   std::error_code ec;
-  fs::create_directories(path.parent_path(), ec);
-  if (ec) {
-    disable("cannot create " + path.parent_path().string() + " (" + ec.message() + ")");
+  fs::create_directories(config_.dir, ec);
+  Fd top(::open(config_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!top) {
+    disable("cannot use " + config_.dir.string() + " (" +
+            (ec ? ec.message() : std::string(std::strerror(errno))) + ")");
+    return false;
+  }
+  Fd version = make_dir_at(top.get(), kVersionDir);
+  const std::string sub = key.substr(0, 2);
+  Fd dir = version ? make_dir_at(version.get(), sub.c_str()) : Fd();
+  if (!dir) {
+    disable("cannot create " + (config_.dir / kVersionDir / sub).string() + " (" +
+            std::strerror(errno) + ")");
     return false;
   }
   static std::atomic<unsigned> counter{0};
-  const fs::path temporary = path.string() + ".tmp." + std::to_string(::getpid()) + "." +
-                             std::to_string(counter.fetch_add(1));
-  std::string data(kMagic);
-  data += "size " + std::to_string(payload.size()) + "\n";
-  data += "sha256 " + sha256_hex(payload) + "\n";
-  data.append(payload);
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    disable("cannot write in " + path.parent_path().string() + " (" + std::strerror(errno) + ")");
+  const std::string name = key + std::string(kExtension);
+  const std::string temporary =
+      name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+  const std::string data = format_cache_entry(key, payload);
+  Fd fd(::openat(dir.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                 0644));
+  if (!fd) {
+    disable("cannot write in " + (config_.dir / kVersionDir / sub).string() + " (" +
+            std::strerror(errno) + ")");
     return false;
   }
   std::size_t written = 0;
-  bool ok = true;
+  int error = 0;
   while (written < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    const ssize_t n = ::write(fd.get(), data.data() + written, data.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      ok = false;
+      error = n < 0 ? errno : EIO;
       break;
     }
     written += static_cast<std::size_t>(n);
   }
-  const int saved = errno;
-  if (::close(fd) != 0) ok = false;
-  if (!ok || ::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string why = ok ? std::strerror(errno) : std::strerror(saved);
-    ::unlink(temporary.c_str());
-    disable("cannot write " + path.string() + " (" + why + ")");
+  if (::close(fd.release()) != 0 && error == 0) error = errno;
+  if (error == 0 && ::renameat(dir.get(), temporary.c_str(), dir.get(), name.c_str()) != 0) {
+    // A directory where the entry goes: remove it and try once more.
+    remove_at(dir.get(), name.c_str());
+    if (::renameat(dir.get(), temporary.c_str(), dir.get(), name.c_str()) != 0) error = errno;
+  }
+  if (error != 0) {
+    ::unlinkat(dir.get(), temporary.c_str(), 0);
+    disable("cannot write " + entry_path(key).string() + " (" + std::strerror(error) + ")");
     return false;
   }
   if (stats().bytes > config_.max_bytes) trim(config_.max_bytes);
@@ -169,60 +409,38 @@ CacheStats CompileCache::stats() const {
   CacheStats s;
   s.dir = config_.dir.string();
   s.max_bytes = config_.max_bytes;
-  std::error_code ec;
-  const fs::path root = config_.dir / "v1";
-  if (!fs::is_directory(root, ec)) return s;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!is_entry(*it) || is_temporary(*it)) continue;
+  for (const auto& f : list_entries(config_.dir).files) {
+    if (f.temporary) continue;
     ++s.entries;
-    s.bytes += it->file_size(ec);
+    s.bytes += f.size;
   }
   return s;
 }
 
 std::uint64_t CompileCache::clear() {
   std::uint64_t removed = 0;
-  std::error_code ec;
-  const fs::path root = config_.dir / "v1";
-  if (!fs::is_directory(root, ec)) return 0;
-  std::vector<fs::path> files;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    std::error_code file_ec;
-    if (it->is_regular_file(file_ec)) files.push_back(it->path());
-  }
-  for (const auto& file : files) {
-    const bool entry = file.extension() == kExtension;
-    if (::unlink(file.c_str()) == 0 && entry) ++removed;
-  }
+  const Listing listing = list_entries(config_.dir);
+  for (const auto& f : listing.files)
+    if (::unlinkat(listing.dir_fd(f.dir), f.name.c_str(), 0) == 0 && !f.temporary) ++removed;
   return removed;
 }
 
 std::uint64_t CompileCache::trim(std::uint64_t max_bytes) {
-  struct Item {
-    fs::path path;
-    std::uint64_t size;
-    fs::file_time_type time;
-  };
-  std::vector<Item> items;
+  Listing listing = list_entries(config_.dir);
+  std::vector<const EntryFile*> items;
   std::uint64_t total = 0;
-  std::error_code ec;
-  const fs::path root = config_.dir / "v1";
-  if (!fs::is_directory(root, ec)) return 0;
-  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
-    if (!is_entry(*it) || is_temporary(*it)) continue;
-    std::error_code item_ec;
-    Item item{it->path(), it->file_size(item_ec), it->last_write_time(item_ec)};
-    if (item_ec) continue;
-    total += item.size;
-    items.push_back(std::move(item));
+  for (const auto& f : listing.files) {
+    if (f.temporary) continue;
+    total += f.size;
+    items.push_back(&f);
   }
   std::sort(items.begin(), items.end(),
-            [](const Item& a, const Item& b) { return a.time < b.time; });
+            [](const EntryFile* a, const EntryFile* b) { return a->mtime_ns < b->mtime_ns; });
   std::uint64_t removed = 0;
-  for (const auto& item : items) {
+  for (const auto* item : items) {
     if (total <= max_bytes) break;
-    if (::unlink(item.path.c_str()) == 0) {
-      total -= item.size;
+    if (::unlinkat(listing.dir_fd(item->dir), item->name.c_str(), 0) == 0) {
+      total -= item->size;
       ++removed;
     }
   }

@@ -107,6 +107,30 @@ TEST(CompileCache, CorruptedOrTruncatedEntriesReadAsMissesAndAreRemoved) {
   EXPECT_TRUE(cache.warnings().empty());
 }
 
+TEST(CompileCache, TheEntryParserAcceptsOnlyWhatTheWriterWritesForThatKey) {
+  const std::string key = key_of("parsed"), other = key_of("other");
+  const std::string payload("cubin\0bytes\n", 12);
+  const std::string entry = format_cache_entry(key, payload);
+  ASSERT_TRUE(parse_cache_entry(entry, key));
+  EXPECT_EQ(*parse_cache_entry(entry, key), payload);
+  EXPECT_FALSE(parse_cache_entry(entry, other));  // an entry copied over another's name
+  const std::string head = "cudatool-cache 2\nkey " + key + "\n";
+  const std::string digest = "sha256 " + sha256_hex(payload) + "\n";
+  for (const std::string& bad : {
+           head + "size 123456789012345678901234567890\n" + digest + payload,
+           head + "size 012\n" + digest + payload,
+           head + "size -12\n" + digest + payload,
+           head + "size 13\n" + digest + payload,
+           head + "size \n" + digest + payload,
+           head + "size 12\nsha256 " + std::string(64, 'g') + "\n" + payload,
+           head + "size 12\n" + payload,
+           "cudatool-cache 1\nsize 12\n" + digest + payload,
+           entry.substr(0, entry.size() - 1),
+           std::string(),
+       })
+    EXPECT_FALSE(parse_cache_entry(bad, key)) << bad;
+}
+
 TEST(CompileCache, ACacheDirectoryThatIsAFileDisablesTheCacheWithOneWarning) {
   TempDir dir;
   const fs::path file = dir.path() / "not-a-directory";
@@ -176,6 +200,12 @@ TEST(CacheConfig, EnvironmentAndFlagsChooseTheDirectory) {
   ::setenv("HOME", "/home/someone", 1);
   EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).dir,
             "/home/someone/.cache/cudatool");
+  // A HOME that does not exist is not created: the cache is off, with a note.
+  EXPECT_FALSE(CacheConfig::from_environment(std::nullopt, false).enabled);
+  EXPECT_NE(CacheConfig::from_environment(std::nullopt, false).note.find("HOME=/home/someone"),
+            std::string::npos);
+  TempDir real_home;
+  ::setenv("HOME", real_home.path().c_str(), 1);
   EXPECT_TRUE(CacheConfig::from_environment(std::nullopt, false).enabled);
   EXPECT_FALSE(CacheConfig::from_environment(std::nullopt, true).enabled);
   ::setenv("CUDATOOL_DISABLE_CACHE", "1", 1);
@@ -296,26 +326,30 @@ TEST_F(CompileThroughCache, AChangedIncludedHeaderNeverLetsAStaleEntryThrough) {
         .kernels.at(0)
         .shared_size_bytes;
   };
+  // Cache format 2: the key is the request's; the entry records the headers, and a hit
+  // checks them (deliberately changed from format 1, whose key hashed every header).
   const auto first = compile(r, &cache);
   EXPECT_EQ(shared_of(first), 64 * 4);
   EXPECT_EQ(first.includes.size(), 3u);
   clear_compile_memo();
-  // The nested header changes: a new key, a fresh compile, the new size.
+  EXPECT_TRUE(compile(r, &cache).cache_hit);
+  // The nested header changes: the entry is stale, a fresh compile, the new size.
   { std::ofstream(src / "detail" / "size.h") << "#define TILE 128\n"; }
   const auto second = compile(r, &cache);
-  EXPECT_NE(second.cache_key, first.cache_key);
   EXPECT_FALSE(second.cache_hit);
   EXPECT_EQ(shared_of(second), 128 * 4);
+  // Within one process too: the memo checks the headers as well.
+  { std::ofstream(src / "detail" / "size.h") << "#define TILE 32\n"; }
+  const auto third = compile(r, &cache);
+  EXPECT_FALSE(third.memo_hit);
+  EXPECT_EQ(shared_of(third), 32 * 4);
+  clear_compile_memo();
+  // The same content again with a new mtime: the hash says it holds, still a hit.
+  { std::ofstream(src / "detail" / "size.h") << "#define TILE 32\n"; }
+  EXPECT_TRUE(compile(r, &cache).cache_hit);
   clear_compile_memo();
   { std::ofstream(inc / "scale.h") << "#define SCALE 3\n"; }
-  EXPECT_NE(compile(r, &cache).cache_key, second.cache_key);
-  // Back to the first content: the first entry is still valid and is used.
-  clear_compile_memo();
-  { std::ofstream(src / "detail" / "size.h") << "#define TILE 64\n"; }
-  { std::ofstream(inc / "scale.h") << "#define SCALE 2\n"; }
-  const auto back = compile(r, &cache);
-  EXPECT_TRUE(back.cache_hit);
-  EXPECT_EQ(back.cache_key, first.cache_key);
+  EXPECT_FALSE(compile(r, &cache).cache_hit);
 }
 
 TEST_F(CompileThroughCache, UnresolvedIncludesAreNamedInTheKey) {

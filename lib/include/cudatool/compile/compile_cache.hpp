@@ -2,13 +2,23 @@
 // everything that determines the output, computed by the caller), self-healing and safe
 // to share between processes.
 //
-// Layout: <dir>/v1/<first two hex digits>/<64 hex digits>.entry. An entry is a short text
-// header ("cudatool-cache 1", the payload's size and SHA-256) and the payload. Writes go
-// to a temporary file beside the entry and are renamed into place, so a reader sees a
-// whole entry or none, and any number of processes may store the same key at once (the
-// last rename wins; every version is whole and equal). A truncated or corrupted entry
-// fails its checksum, is deleted, and reads as a miss. A hit refreshes the entry's mtime;
-// after a store the cache is trimmed, oldest mtime first, to its size bound.
+// Layout: <dir>/v2/<first two hex digits>/<64 hex digits>.entry. An entry is a short text
+// header and the payload:
+//   cudatool-cache 2\n  key <64 hex digits>\n  size <decimal>\n  sha256 <64 hex digits>\n  payload
+// The key is the entry's own (an entry copied over another is refused), the size and
+// checksum cover the payload. Writes go to a temporary file beside the entry and are
+// renamed into place, so a reader sees a whole entry or none, and any number of processes
+// may store the same key at once. Anything wrong with an entry (its header, size, checksum,
+// key, type: a directory, a link or a FIFO where the entry should be) makes it a miss and
+// removes it; the caller removes an entry whose payload it cannot use (remove()). A hit
+// refreshes the entry's mtime; after a store the cache is trimmed, oldest mtime first, to
+// its size bound. (Format 1 lived in <dir>/v1; it is no longer read, and may be deleted.)
+//
+// Every path below <dir> is opened relative to a directory handle (openat) and never
+// through a symbolic link (O_NOFOLLOW): a link planted at v2, at a two-digit directory or
+// at an entry is not followed by a load, a store, --cache-stats, --cache-clear or
+// --cache-trim; a store replaces it with a real directory, the others skip it. Clear, trim
+// and stats touch only files named like entries (and clear the temporaries of stores).
 //
 // A cache that cannot be written (a read-only directory, a path that is a file) turns
 // itself off for the rest of the process and records one warning; compiling goes on.
@@ -27,11 +37,14 @@ namespace cudatool {
 struct CacheConfig {
   std::filesystem::path dir;
   bool enabled = true;
-  std::string disabled_by;  // "--no-cache" or "CUDATOOL_DISABLE_CACHE" when disabled
+  std::string disabled_by;  // "--no-cache", "CUDATOOL_DISABLE_CACHE", "HOME" when disabled
+  std::string note;         // why the cache is off, when the user should be told
   std::uint64_t max_bytes = 256ull << 20;
 
   // The directory: `dir_flag` (--cache-dir), else $CUDATOOL_CACHE_DIR, else
-  // $XDG_CACHE_HOME/cudatool, else $HOME/.cache/cudatool. Disabled by `no_cache`
+  // $XDG_CACHE_HOME/cudatool, else $HOME/.cache/cudatool. XDG_CACHE_HOME or HOME must be
+  // an existing directory: cudatool creates only what is below it, and with a HOME that
+  // does not exist the cache is off, with a note. Disabled by `no_cache`
   // (--no-cache) or a CUDATOOL_DISABLE_CACHE that is set and not "", "0", "false", "no".
   // The bound: $CUDATOOL_CACHE_MAX_SIZE (bytes, or with a K, M or G suffix), default
   // 256M. Throws UsageError for a malformed size.
@@ -64,6 +77,8 @@ class CompileCache {
   bool store(const std::string& key, std::string_view payload);
 
   CacheStats stats() const;
+  // Removes the entry stored under `key`, whatever it is (a payload the caller cannot use).
+  void remove(const std::string& key);
   // Removes every entry (and stray temporary files); returns how many entries went.
   std::uint64_t clear();
   // Removes oldest entries until the total is at most `max_bytes`; returns how many went.
@@ -78,5 +93,12 @@ class CompileCache {
   bool broken_ = false;
   std::vector<std::string> warnings_;
 };
+
+// An entry file's bytes as written for `key`.
+std::string format_cache_entry(std::string_view key, std::string_view payload);
+// The payload of an entry file's bytes, checked against its header and `expected_key`;
+// nullopt for anything else. Never throws.
+std::optional<std::string_view> parse_cache_entry(std::string_view bytes,
+                                                  std::string_view expected_key);
 
 }  // namespace cudatool

@@ -1,18 +1,39 @@
-// Compiling CUDA C++ to CUBIN or PTX, after PyCUDA's SourceModule: NVRTC in-process by
-// default (nvrtc.hpp), nvcc as a separate process on request; through the in-process memo
-// and the on-disk cache (compile_cache.hpp).
+// Compiling CUDA C++ to CUBIN or PTX, after PyCUDA's SourceModule, with the engine chosen
+// for the file (NVRTC in-process, or nvcc as a separate process), through the in-process
+// memo and the on-disk cache (compile_cache.hpp).
 //
-// What the cache key covers: the engine, the compiler's identity (the NVRTC library or
-// nvcc executable that would run: its real path, size and modification time, so that an
-// upgrade or a different toolkit is a different key; the version string itself would cost
-// loading NVRTC on every hit), the architecture, the output kind, every option (defaults
-// from the environment included), the source name, the source as compiled (after the
-// extern "C" wrapping), and every file the source #includes that cudatool can find: each
-// `#include "..."` or `#include <...>` line, found by a textual scan, looked up as the
-// compiler would (the including file's directory for "...", then -I directories, then the
-// source's directory), hashed by path and content, recursively. Not covered: headers the
-// scan cannot resolve (the CUDA toolkit's and NVRTC's built-in headers, which belong to
-// the compiler identity) and includes whose name comes from a macro.
+// The engine, when the request names none (`--compiler` absent): the figures must be what
+// the user's own build gets, so
+//   - a source with host code (a `main`, a header NVRTC has not got such as <cstdio> or
+//     cuda_runtime.h, an unannotated function) is compiled by nvcc (`-cubin`, device code
+//     only): only nvcc builds such a file;
+//   - a source that includes CUB or Thrust is compiled by nvcc: CCCL's algorithms take other
+//     code paths under NVRTC (__CUDACC_RTC__), so NVRTC's registers can differ from those of
+//     the nvcc build that such a file normally gets (90 against 72 has been seen for a CUB
+//     radix sort); `--compiler nvrtc` reports NVRTC's own, what a JIT user gets;
+//   - anything else (kernels, cooperative groups, libcu++, the project's headers) is
+//     compiled by NVRTC, which gives nvcc's figures for such code (tests/data/compile/real
+//     is checked kernel by kernel against `nvcc -cubin -Xptxas -v`) in a fraction of the
+//     time.
+// The scan that decides is textual (the source and the project headers it includes); when
+// it is wrong and NVRTC rejects the file as host code, nvcc is run instead. A file whose
+// device-side launches or extern __device__ functions need relocatable device code, compiled
+// without -rdc, is compiled again with -rdc (what any build of it must use); the result says
+// so in `engine_reason`. A request that names its engine is taken as it is: no fallback to
+// nvcc and no -rdc added (compile_hints says what to change).
+//
+// The cache key (cache format 2) covers what the request says and the compilers that may
+// run: the format, the requested engine, each engine's identity (real path, size and mtime
+// of the NVRTC library and of nvcc, so an upgrade is a new key), CUDA's include directories,
+// the architecture, output kind, every option and flag, the source name and the source
+// text. The headers the source includes are not read to make the key: the entry records
+// them (path, size, mtime, SHA-256), and a hit checks them with a stat each, hashing only
+// those whose size or mtime moved (ccache's manifest idea); a header that changed makes the
+// entry stale and the file is compiled again. The recorded headers are the project's: every
+// `#include` the textual scan resolves in the source's directory and the -I directories,
+// recursively. The toolkit's own headers ($CUDA/include, CCCL) belong to the compiler
+// identity. Not covered: includes whose name comes from a macro, and a header newly created
+// earlier on the search path than the one recorded.
 #pragma once
 
 #include <filesystem>
@@ -43,18 +64,25 @@ struct Arch {
 };
 
 struct CompileRequest {
-  std::string source;                     // the text as given
+  std::string source;                     // the text as given (no NUL or 0xFF byte)
   std::string source_name = "kernel.cu";  // appears in the log's file(line) references
   std::filesystem::path source_dir;       // for "..." includes; "" for the current directory
   Arch arch;
   std::optional<OutputKind> output;  // default: CUBIN for sm_XX, PTX for compute_XX
   std::vector<std::string> defines;  // NAME or NAME=VALUE
   std::vector<std::string> include_dirs;
-  std::string std;                         // "", "c++17" or "c++20"
-  int maxrregcount = 0;                    // 0: not given
-  bool extern_c = true;                    // wrap the source in extern "C" { }
-  std::vector<std::string> extra_options;  // passed through (default flags from the env)
-  Engine engine = Engine::nvrtc;
+  std::string std;                                // "", "c++17" or "c++20"
+  int maxrregcount = 0;                           // 0: not given
+  bool extern_c = true;                           // wrap the source in extern "C" { }
+  std::vector<std::string> extra_options;         // passed through to whichever engine runs
+  std::vector<std::string> nvrtc_options;         // only when NVRTC runs (-Xnvrtc, env defaults)
+  std::vector<std::string> nvcc_options;          // only when nvcc runs (-Xnvcc, env defaults)
+  std::vector<std::string> ptxas_options;         // -Xptxas: to ptxas, under either engine
+  bool rdc = false;                               // relocatable device code (-rdc=true)
+  bool device_debug = false;                      // -G
+  bool lineinfo = false;                          // -lineinfo
+  bool fast_math = false;                         // --use_fast_math
+  std::optional<Engine> engine;                   // nullopt: chosen for the source (see above)
   std::optional<std::filesystem::path> keep_dir;  // write intermediates there
 };
 
@@ -64,7 +92,8 @@ struct CompileResult {
   std::string image;  // the CUBIN bytes or the PTX text
   std::string log;
   std::vector<std::string> options;
-  std::string compiler;          // "nvrtc" or "nvcc"
+  std::string compiler;          // the engine that ran: "nvrtc" or "nvcc"
+  std::string engine_reason;     // why that engine (and -rdc, when it was added)
   std::string compiler_version;  // "13.0" (NVRTC) or "13.0.88" (nvcc)
   std::string cache_key;
   std::string cache_path;  // the entry, when the cache was used
@@ -83,15 +112,35 @@ void to_json(nlohmann::json& j, const CompileResult& r);
 std::string default_flags_variable(Engine engine);
 std::vector<std::string> default_flags_from_environment(Engine engine);
 
-// The options the engine gets (NVRTC or nvcc spelling), in order.
+// The engine a request gets (its own, or the choice described above) and why.
+struct EngineChoice {
+  Engine engine = Engine::nvrtc;
+  std::string reason;
+};
+EngineChoice choose_engine(const CompileRequest& request);
+
+// CUDA's include directories, as nvcc has them: <root>/include and <root>/include/cccl where
+// they exist, the root found the way NVRTC is (CUDATOOL_LIBNVRTC's toolkit, CUDA_HOME,
+// CUDA_PATH, /usr/local/cuda).
+std::vector<std::string> toolkit_include_dirs();
+
+// The options `engine` gets (its spelling), in order. For NVRTC they include CUDA's
+// include directories.
+std::vector<std::string> build_options(const CompileRequest& request, Engine engine);
+// The same for the engine choose_engine picks.
 std::vector<std::string> build_options(const CompileRequest& request);
+
+// One-line hints for a failed compilation's log ("NVRTC cannot open <cstdio> ..."), naming
+// the cause and the flag that fixes it; empty when none applies.
+std::vector<std::string> compile_hints(const std::string& log, const CompileRequest& request,
+                                       Engine engine);
 // The source as compiled: wrapped in extern "C" { } unless !extern_c, with a #line so the
 // log's line numbers are the user's.
 std::string prepared_source(const CompileRequest& request);
-// The files the key covers (see above), as absolute-or-given paths, in discovery order.
+// The project headers the entry records (see above), in discovery order.
 std::vector<std::filesystem::path> find_includes(const CompileRequest& request);
-// The content-addressed key (64 hex digits). Throws LibraryNotFoundError when the engine
-// cannot be found.
+// The content-addressed key (64 hex digits). Throws LibraryNotFoundError when no engine
+// the request allows can be found.
 std::string cache_key(const CompileRequest& request);
 
 // Compiles through the in-process memo and `cache` (nullptr or disabled: no disk cache).
@@ -100,6 +149,14 @@ std::string cache_key(const CompileRequest& request);
 CompileResult compile(const CompileRequest& request, CompileCache* cache);
 // The same without memo or cache.
 CompileResult compile_uncached(const CompileRequest& request);
+namespace detail {
+// A cache entry's payload (after the entry's own header, compile_cache.hpp): the result
+// without its cache fields, and, when `dependencies` is given, each recorded header as four
+// strings (path, size, mtime in ns, SHA-256). nullopt for anything malformed.
+std::optional<CompileResult> decode_cache_payload(std::string_view payload,
+                                                  std::vector<std::string>* dependencies);
+}  // namespace detail
+
 // Forgets the in-process memo.
 void clear_compile_memo();
 std::size_t compile_memo_size();

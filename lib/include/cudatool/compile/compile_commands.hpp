@@ -1,0 +1,44 @@
+// A project's own flags for one source, from the compile_commands.json of its build
+// directory (CMake's CMAKE_EXPORT_COMPILE_COMMANDS, for CUDA sources too; `-p BUILD_DIR`, as
+// clang's tools take it). The entry's command line is read as nvcc's: include directories
+// (-I, -isystem, and those in an --options-file, as CMake writes them), defines, the C++
+// standard, the architectures (-arch, --generate-code/-gencode code=sm_XX), -rdc / -dc, -G,
+// -lineinfo, --use_fast_math, -Xptxas, --maxrregcount and the language switches both
+// engines know (--expt-relaxed-constexpr, --extended-lambda). Everything else (host
+// compiler flags, -O levels, outputs) does not change the device code's resources and is
+// left out.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudatool {
+
+struct ProjectFlags {
+  std::string file;       // the entry's source, as an absolute path
+  std::string directory;  // the entry's working directory
+  std::vector<std::string> include_dirs;
+  std::vector<std::string> defines;
+  std::string std;                 // "c++17", or "" when the entry gives none
+  std::vector<std::string> archs;  // "sm_80", ... in the entry's order, without duplicates
+  bool rdc = false;
+  bool device_debug = false;
+  bool lineinfo = false;
+  bool fast_math = false;
+  std::vector<std::string> ptxas_options;
+  std::vector<std::string> language_options;  // passed to either engine
+  int maxrregcount = 0;
+};
+
+// The flags of `source` in `build_dir`/compile_commands.json. Throws UsageError when the
+// file is missing, is not JSON (or not a list of entries), or has no entry for `source`.
+ProjectFlags project_flags(const std::filesystem::path& build_dir,
+                           const std::filesystem::path& source);
+
+// A command line split as a POSIX shell would (quotes and backslashes), as
+// compile_commands.json's "command" is written.
+std::vector<std::string> split_command_line(const std::string& command);
+
+}  // namespace cudatool

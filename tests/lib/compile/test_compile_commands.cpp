@@ -1,0 +1,85 @@
+// compile_commands.json entries read as nvcc's command lines (compile -p BUILD_DIR), on
+// databases written here as CMake and hand-written builds write them.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "cudatool/base/error.hpp"
+#include "cudatool/compile/compile_commands.hpp"
+
+namespace cudatool {
+namespace {
+namespace fs = std::filesystem;
+
+class CompileCommands : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "cudatool-ccdb-XXXXXX").string();
+    dir_ = ::mkdtemp(pattern.data());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  fs::path dir_;
+};
+
+TEST(SplitCommandLine, QuotesAndBackslashesAsAShellReadsThem) {
+  EXPECT_EQ(
+      split_command_line(
+          R"(nvcc -DA="x y" '-DB=it''s' C\ D "--generate-code=arch=compute_90,code=[compute_90,sm_90]")"),
+      (std::vector<std::string>{"nvcc", "-DA=x y", "-DB=its", "C D",
+                                "--generate-code=arch=compute_90,code=[compute_90,sm_90]"}));
+  EXPECT_TRUE(split_command_line("   ").empty());
+}
+
+TEST_F(CompileCommands, TheEntryGivesIncludesDefinesStandardArchitecturesAndFlags) {
+  fs::create_directories(dir_ / "build" / "CMakeFiles");
+  std::ofstream(dir_ / "build" / "CMakeFiles" / "includes_CUDA.rsp")
+      << "-I" << (dir_ / "include").string() << " -isystem ../third_party\n";
+  const std::string source = (dir_ / "src" / "k.cu").string();
+  fs::create_directories(dir_ / "src");
+  std::ofstream(source) << "__global__ void k() {}\n";
+  std::ofstream(dir_ / "build" / "compile_commands.json")
+      << R"([{"directory": ")" << (dir_ / "build").string() << R"(", "file": ")" << source
+      << R"(", "command": "/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -DTILE=64 -D NAME=\"a b\" --options-file CMakeFiles/includes_CUDA.rsp -O3 -DNDEBUG -std=c++17 \"--generate-code=arch=compute_80,code=[compute_80,sm_80]\" -gencode arch=compute_90,code=sm_90 -rdc=true -lineinfo --use_fast_math -Xptxas -v,-warn-spills --expt-relaxed-constexpr --maxrregcount=64 -x cu -c )"
+      << source << R"( -o k.o"},
+         {"directory": "/elsewhere", "file": "other.cu", "arguments": ["nvcc", "-arch=sm_75"]}])";
+  const ProjectFlags f = project_flags(dir_ / "build", source);
+  EXPECT_EQ(f.file, source);
+  EXPECT_EQ(f.defines, (std::vector<std::string>{"TILE=64", "NAME=a b", "NDEBUG"}));
+  EXPECT_EQ(f.include_dirs, (std::vector<std::string>{(dir_ / "include").string(),
+                                                      (dir_ / "third_party").string()}));
+  EXPECT_EQ(f.std, "c++17");
+  EXPECT_EQ(f.archs, (std::vector<std::string>{"sm_80", "sm_90"}));
+  EXPECT_TRUE(f.rdc);
+  EXPECT_TRUE(f.lineinfo);
+  EXPECT_TRUE(f.fast_math);
+  EXPECT_FALSE(f.device_debug);
+  EXPECT_EQ(f.ptxas_options, (std::vector<std::string>{"-v", "-warn-spills"}));
+  EXPECT_EQ(f.language_options, (std::vector<std::string>{"--expt-relaxed-constexpr"}));
+  EXPECT_EQ(f.maxrregcount, 64);
+}
+
+TEST_F(CompileCommands, AMissingGarbledOrIrrelevantDatabaseIsAUsageError) {
+  EXPECT_THROW(project_flags(dir_, dir_ / "k.cu"), UsageError);
+  std::ofstream(dir_ / "compile_commands.json") << "{ nope";
+  EXPECT_THROW(project_flags(dir_, dir_ / "k.cu"), UsageError);
+  std::ofstream(dir_ / "compile_commands.json") << R"({"directory": "/"})";
+  EXPECT_THROW(project_flags(dir_, dir_ / "k.cu"), UsageError);
+  std::ofstream(dir_ / "compile_commands.json")
+      << R"([{"directory": "/x", "file": "other.cu", "command": "nvcc -c other.cu"}, 7, "s"])";
+  try {
+    project_flags(dir_, dir_ / "k.cu");
+    ADD_FAILURE() << "no throw";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no entry for"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace cudatool
