@@ -51,6 +51,11 @@
   X(cuMemsetD8)                                           \
   X(cuMemcpyHtoD)                                         \
   X(cuMemcpyDtoH)                                         \
+  X(cuMemcpyHtoDAsync)                                    \
+  X(cuMemcpyDtoHAsync)                                    \
+  X(cuMemcpyDtoDAsync)                                    \
+  X(cuMemcpyPeerAsync)                                    \
+  X(cuCtxEnablePeerAccess)                                \
   X(cuDeviceGetDefaultMemPool)                            \
   X(cuMemPoolSetAttribute)                                \
   X(cuMemPoolTrimTo)                                      \
