@@ -182,6 +182,12 @@ struct DeviceRun {
                                    check_kernels::check_fatbin_size));
   }
 
+  // Zeroes device memory in stream order (the stream is non-blocking: a plain cuMemsetD8
+  // on the legacy stream would not wait for the work queued on it).
+  void zero(CUdeviceptr pointer, std::size_t bytes) {
+    CUDATOOL_CU(cuMemsetD8Async, pointer, static_cast<unsigned char>(0), bytes, stream->get());
+  }
+
   unsigned grid() const {
     return static_cast<unsigned>(std::max(1, info.multiprocessor_count) * 4);
   }
@@ -197,8 +203,7 @@ struct DeviceRun {
   // Mismatches of `data` against the pattern, counted on the device.
   std::uint64_t verify_on_device(CUdeviceptr data, std::uint64_t n, std::uint32_t seed) {
     DeviceBuffer counter(ctx(), sizeof(unsigned long long));
-    CUDATOOL_CU(cuMemsetD8, counter.get(), static_cast<unsigned char>(0),
-                sizeof(unsigned long long));
+    zero(counter.get(), sizeof(unsigned long long));
     CUfunction f = module->function("cudatool_check_verify");
     CUdeviceptr counter_ptr = counter.get();
     void* args[] = {&data, &n, &seed, &counter_ptr};
@@ -308,14 +313,15 @@ void run_compute(DeviceRun& run, const Options& options, std::unique_ptr<PinnedB
   const std::uint64_t n = kComputeBytes / 4;
   buffer = std::make_unique<DeviceBuffer>(run.ctx(), kComputeBytes);
   DeviceBuffer sm_seen(run.ctx(), kSmSlots * 4);
-  CUDATOOL_CU(cuMemsetD8, sm_seen.get(), static_cast<unsigned char>(0), kSmSlots * 4);
+  run.zero(sm_seen.get(), kSmSlots * 4);
   const std::uint64_t fault = options.inject_compute_fault ? n / 2 + 12345 : ~0ull;
   run.fill(buffer->get(), n, kSeedCompute, sm_seen.get(), fault);
   CUDATOOL_CU(cuStreamSynchronize, run.stream->get());
   host = std::make_unique<PinnedBuffer>(run.ctx(), kComputeBytes);
-  CUDATOOL_CU(cuMemcpyDtoH, host->get(), buffer->get(), kComputeBytes);
+  CUDATOOL_CU(cuMemcpyDtoHAsync, host->get(), buffer->get(), kComputeBytes, run.stream->get());
   std::vector<std::uint32_t> seen(kSmSlots);
-  CUDATOOL_CU(cuMemcpyDtoH, seen.data(), sm_seen.get(), kSmSlots * 4);
+  CUDATOOL_CU(cuMemcpyDtoHAsync, seen.data(), sm_seen.get(), kSmSlots * 4, run.stream->get());
+  CUDATOOL_CU(cuStreamSynchronize, run.stream->get());
   int sms = 0;
   for (auto s : seen) sms += s != 0;
   std::string first_bad;
@@ -378,7 +384,7 @@ void run_hostlink(DeviceRun& run, const Options& options, std::unique_ptr<Pinned
   run.fill(buffer->get(), n, kSeedHost, 0, ~0ull);
   CUstream s = run.stream->get();
   CUDATOOL_CU(cuMemcpyDtoHAsync, host->get(), buffer->get(), bytes, s);
-  CUDATOOL_CU(cuMemsetD8, buffer->get(), static_cast<unsigned char>(0), bytes);
+  run.zero(buffer->get(), bytes);
   CUDATOOL_CU(cuStreamSynchronize, s);
   const std::string link = run.info.pci_bus_id;
   const auto h2d = time_ops(

@@ -49,6 +49,7 @@
   X(cuMemAllocAsync)                                      \
   X(cuMemFreeAsync)                                       \
   X(cuMemsetD8)                                           \
+  X(cuMemsetD8Async)                                      \
   X(cuMemcpyHtoD)                                         \
   X(cuMemcpyDtoH)                                         \
   X(cuMemcpyHtoDAsync)                                    \
