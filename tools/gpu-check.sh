@@ -12,7 +12,7 @@ run() { echo "\$ $*"; "$@"; echo "[exit $?]"; }
 run nvidia-smi -L
 run nvidia-smi --query-gpu=index,pci.bus_id,pcie.link.gen.max,pcie.link.width.max,ecc.mode.current,clocks_event_reasons.active --format=csv
 run "$ct" check
-run "$ct" check --json > "$out/check.json"; cat "$out/check.json"
+echo "\$ $ct check --json"; "$ct" check --json > "$out/check.json"; echo "[exit $?]"; cat "$out/check.json"
 python3 - "$out/check.json" "$here/share/schemas/check.schema.json" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1])); doc.setdefault("schema_version", 1)
@@ -34,7 +34,7 @@ run "$ct" check --device 99
 run "$ct" check --only health
 run "$ct" check --only peer
 echo "--- timings (whole process, s)"
-for i in 1 2 3 4 5; do /usr/bin/time -f "check %e s" "$ct" check >/dev/null; done
+for i in 1 2 3 4 5; do /usr/bin/time -f "check %e s (exit %x)" "$ct" check >/dev/null; done
 for i in 1 2 3; do /usr/bin/time -f "check --only health %e s" "$ct" check --only health >/dev/null; done
 for i in 1 2 3; do /usr/bin/time -f "devices %e s" "$ct" devices >/dev/null; done
 bash "$here/bench/check.sh" "$ct" "${ROUNDS:-10}"
