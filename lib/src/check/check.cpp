@@ -158,6 +158,7 @@ struct DeviceRun {
   std::optional<PcieLink> busy_link;
   std::optional<double> pcie_theoretical;  // from the link's maximum generation and width
   bool mig = false;
+  bool peer_stage = false;  // peer copies follow (peer selected, more than one device)
   // Set once the context exists; an error that stopped the device (its later checks fail
   // with it).
   std::unique_ptr<Context> context;
@@ -476,8 +477,8 @@ void run_device(DeviceRun& run, const Options& options) {
   }
   if (kinds.count(Kind::identity))
     run.results.push_back(identity_result(run.info, options.requirements, options.expect_name));
-  const bool needs_context =
-      kinds.count(Kind::compute) || kinds.count(Kind::memory) || kinds.count(Kind::hostlink);
+  const bool needs_context = kinds.count(Kind::compute) || kinds.count(Kind::memory) ||
+                             kinds.count(Kind::hostlink) || run.peer_stage;
   if (needs_context) {
     try {
       run.ensure_context();
@@ -492,6 +493,14 @@ void run_device(DeviceRun& run, const Options& options) {
   if (kinds.count(Kind::memory)) guarded(run, Kind::memory, [&] { run_memory(run, options); });
   if (kinds.count(Kind::hostlink))
     guarded(run, Kind::hostlink, [&] { run_hostlink(run, options, host, buffer); });
+  if (run.peer_stage && run.fatal.empty()) {
+    // The peer copies run after every device is done; their kernels load here, in parallel.
+    try {
+      run.ensure_module();
+    } catch (const std::exception& e) {
+      run.fatal = e.what();
+    }
+  }
   if (kinds.count(Kind::health)) {
     // Health reads NVML, which works without the device's context.
     try {
@@ -512,7 +521,7 @@ std::optional<double> peer_theoretical(const DeviceRun& from, const DeviceRun& t
     for (const auto& l : from.health->nvlinks)
       if (l.active) {
         ++active_from;
-        rate = nvlink_link_gbps(l.version);
+        rate = nvlink_link_gbps(from.info.compute_capability);
         if (l.remote_pci_bus_id == to.info.pci_bus_id) ++direct;
       }
     for (const auto& l : to.health->nvlinks) active_to += l.active;
@@ -604,6 +613,7 @@ Report run_check(const Options& options) {
   for (const Device& d : devices) {
     runs.push_back(std::make_unique<DeviceRun>(d));
     runs.back()->info = DeviceInfo::from_device(d);
+    runs.back()->peer_stage = options.kinds.count(Kind::peer) && devices.size() > 1;
     infos.push_back(runs.back()->info);
   }
   if (options.kinds.count(Kind::identity))

@@ -148,16 +148,17 @@ double memory_theoretical_gbps(int bus_width_bits, int memory_clock_khz) {
   return bus_width_bits / 8.0 * memory_clock_khz * 1e3 * 2 / 1e9;
 }
 
-double nvlink_link_gbps(unsigned version) {
-  switch (version) {
-    case 1:
-      return 20;
-    case 2:
-    case 3:
-      return 25;
-    case 4:
+double nvlink_link_gbps(ComputeCapability cc) {
+  switch (cc.major) {
+    case 6:
+      return cc.minor == 0 ? 20 : 0;
+    case 7:
+      return cc.minor == 0 ? 25 : 0;
+    case 8:
+      return cc.minor == 0 ? 25 : 0;
+    case 9:
       return 26.5625;
-    case 5:
+    case 10:
       return 50;
     default:
       return 0;

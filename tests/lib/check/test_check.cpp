@@ -81,8 +81,10 @@ TEST(CheckTheory, MemoryAndNvlinkRates) {
   // H100 SXM: 5120-bit HBM3 at 2619 MHz = 3352 GB/s (NVIDIA's 3.35 TB/s).
   EXPECT_NEAR(memory_theoretical_gbps(5120, 2619000), 3352.3, 0.1);
   EXPECT_EQ(memory_theoretical_gbps(0, 2619000), 0);
-  EXPECT_NEAR(18 * nvlink_link_gbps(4), 478.1, 0.1);  // NV18 on the two-H200 host
-  EXPECT_EQ(nvlink_link_gbps(0), 0);
+  EXPECT_NEAR(18 * nvlink_link_gbps({9, 0}), 478.1, 0.1);  // NV18 on the two-H200 host
+  EXPECT_EQ(12 * nvlink_link_gbps({8, 0}), 300);           // A100 SXM: 600 GB/s both ways
+  EXPECT_EQ(nvlink_link_gbps({8, 6}), 0);                  // no NVLink between GA102s here
+  EXPECT_EQ(nvlink_link_gbps({12, 0}), 0);
 }
 
 TEST(CheckThresholds, RateAgainstFractionOfTheory) {

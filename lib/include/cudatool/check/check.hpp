@@ -94,9 +94,12 @@ double pcie_theoretical_gbps(unsigned generation, unsigned width);
 // Bus width (bits) / 8 x memory clock (kHz, as CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) x 2
 // (double data rate), GB/s.
 double memory_theoretical_gbps(int bus_width_bits, int memory_clock_khz);
-// One NVLink's rate, one direction, GB/s, by NVML's NVLink version (1: 20, 2-3: 25,
-// 4: 26.5625, 5: 50); 0 for an unknown version.
-double nvlink_link_gbps(unsigned version);
+// One NVLink's rate, one direction, GB/s, by the GPU's generation (NVLink 1 on 6.0: 20;
+// NVLink 2 and 3 on 7.0 and 8.0: 25; NVLink 4 on 9.0: 26.5625, the signalling rate of its
+// two 106.25 Gb/s lanes; NVLink 5 on 10.x: 50); 0 for a GPU without NVLink in this table.
+// Not NVML's nvmlDeviceGetNvLinkVersion: its answer is an enum on newer drivers (6 for
+// NVLink 4.0) and a plain number on older ones, and has been seen wrong for Hopper.
+double nvlink_link_gbps(ComputeCapability cc);
 
 // A bandwidth check: the threshold is `minimum` where given, else `fraction` of
 // `theoretical`; pass when `measured` reaches it. Skipped (with the measured value) where
