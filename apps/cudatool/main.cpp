@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 usage, 3 no driver, 4 no device or "
-      "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch, 9 a check failed (cudatool check). "
+      "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch, 9 a check "
+      "failed (cudatool check). "
       "See cudatool(1).");
 
   cudatool::app::GlobalOptions global;
