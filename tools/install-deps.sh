@@ -14,3 +14,7 @@ if [ ! -f "$cuda/include/cuda.h" ]; then
   echo "install-deps.sh: the CUDA toolkit is not at $cuda (set CUDA_HOME): cudatool needs its headers" >&2
   exit 1
 fi
+if [ ! -x "$cuda/bin/nvcc" ] && ! command -v nvcc >/dev/null; then
+  echo "install-deps.sh: no nvcc in $cuda/bin: it builds the kernels cudatool check embeds" >&2
+  exit 1
+fi

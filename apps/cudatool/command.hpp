@@ -38,5 +38,6 @@ Command add_compile(CLI::App& root, GlobalOptions& global);
 std::vector<std::string> normalize_compile_arguments(const std::vector<std::string>& args);
 Command add_bench_pool(CLI::App& root, GlobalOptions& global);
 Command add_completion(CLI::App& root, GlobalOptions& global);
+Command add_check(CLI::App& root, GlobalOptions& global);
 
 }  // namespace cudatool::app

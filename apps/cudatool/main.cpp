@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 usage, 3 no driver, 4 no device or "
-      "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch. "
+      "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch, 9 a check "
+      "failed (cudatool check). "
       "See cudatool(1).");
 
   cudatool::app::GlobalOptions global;
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
       cudatool::app::add_devices(app, global),   cudatool::app::add_attrs(app, global),
       cudatool::app::add_compile(app, global),   cudatool::app::add_bench_pool(app, global),
       cudatool::app::add_occupancy(app, global), cudatool::app::add_completion(app, global),
+      cudatool::app::add_check(app, global),
   };
 
   std::vector<std::string> arguments(argv, argv + argc);

@@ -656,7 +656,7 @@ class CliCompileCache : public CliCompile {
   std::string entry_of(const std::string& file) {
     const auto r = run_cudatool({"compile", corpus(file), "--arch", "sm_90", "--json"}, options());
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    return nlohmann::json::parse(r.out)["cache_path"];
+    return nlohmann::json::parse(r.out)["cache"]["path"];
   }
   nlohmann::json compile_json(const std::string& file) {
     const auto r = run_cudatool({"compile", corpus(file), "--arch", "sm_90", "--json"}, options());

@@ -8,6 +8,8 @@
 //   FAKE_CUDA_DRIVER_VERSION cuDriverGetVersion's answer (default 13000)
 //   FAKE_CUDA_MEMORY         bytes each fake device has (default 80 GiB); cuMemAlloc
 //                            fails with CUDA_ERROR_OUT_OF_MEMORY beyond it
+//   FAKE_CUDA_CTX_FAIL       comma-separated ordinals whose cuDevicePrimaryCtxRetain fails
+//                            with CUDA_ERROR_UNKNOWN (a device failing mid-check)
 // Entry points are exported under the symbols cuda.h declares (cuDeviceTotalMem_v2, ...),
 // as the real driver does. Built with -DFAKE_CUDA_OLD it lacks cuDeviceGetUuid_v2 (a
 // driver too old for an entry point cudatool uses).
@@ -212,6 +214,7 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
 }
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
+  if (listed("FAKE_CUDA_CTX_FAIL", std::to_string(d))) return CUDA_ERROR_UNKNOWN;
   *ctx = reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(0x1000 + d));
   return CUDA_SUCCESS;
 }

@@ -52,6 +52,8 @@ std::string_view exit_status_name(ExitStatus s) noexcept {
       return "out_of_memory";
     case ExitStatus::mismatch:
       return "mismatch";
+    case ExitStatus::check_failed:
+      return "check_failed";
   }
   return "unknown";
 }

@@ -1,8 +1,10 @@
 #include "cudatool/driver/nvml.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <future>
 #include <mutex>
+#include <string>
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/driver/dynamic_library.hpp"
@@ -19,24 +21,60 @@ struct nvmlMemory_t {
   unsigned long long free;
   unsigned long long used;
 };
+// nvmlPciInfo_t as NVML 12's nvml.h lays it out (the _v2/_v3 query functions fill it).
+struct nvmlPciInfo_t {
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+};
+using nvmlEnableState_t = int;  // 0 disabled, 1 enabled
 constexpr nvmlReturn_t NVML_SUCCESS = 0;
+constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_SIZE = 7;
+constexpr int NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1;
+constexpr int NVML_VOLATILE_ECC = 0;
+constexpr unsigned NVML_NVLINK_MAX_LINKS = 18;
 
 struct Nvml {
   DynamicLibrary library;
+  std::string why_not = "not loaded";
   nvmlReturn_t (*init)() = nullptr;
   nvmlReturn_t (*by_pci_bus_id)(const char*, nvmlDevice_t*) = nullptr;
   nvmlReturn_t (*memory_info)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*driver_version)(char*, unsigned int) = nullptr;
-  bool ready = false;  // initialised; an entry point not found stays nullptr
+  // The health check's entry points, each by the exact symbol nvml.h declares; a missing
+  // one leaves its reading absent.
+  nvmlReturn_t (*ecc_mode)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*) = nullptr;
+  nvmlReturn_t (*total_ecc_errors)(nvmlDevice_t, int, int, unsigned long long*) = nullptr;
+  nvmlReturn_t (*retired_pages)(nvmlDevice_t, int, unsigned*, unsigned long long*) = nullptr;
+  nvmlReturn_t (*retired_pages_pending)(nvmlDevice_t, nvmlEnableState_t*) = nullptr;
+  nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned*, unsigned*, unsigned*, unsigned*) = nullptr;
+  nvmlReturn_t (*clock_event_reasons)(nvmlDevice_t, unsigned long long*) = nullptr;
+  nvmlReturn_t (*curr_pcie_generation)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*curr_pcie_width)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*max_pcie_generation)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*max_pcie_width)(nvmlDevice_t, unsigned*) = nullptr;
+  nvmlReturn_t (*mig_mode)(nvmlDevice_t, unsigned*, unsigned*) = nullptr;
+  nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, nvmlEnableState_t*) = nullptr;
+  nvmlReturn_t (*nvlink_version)(nvmlDevice_t, unsigned, unsigned*) = nullptr;
+  nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned, nvmlPciInfo_t*) = nullptr;
+  bool ready = false;
 };
+
+template <class Fn>
+void resolve(Nvml& nvml, Fn& fn, const char* symbol) {
+  fn = reinterpret_cast<Fn>(nvml.library.symbol(symbol));
+}
 
 Nvml load_nvml() {
   Nvml nvml;
-  if (const char* off = std::getenv("CUDATOOL_NO_NVML"); off && *off && std::string(off) != "0")
+  if (const char* off = std::getenv("CUDATOOL_NO_NVML"); off && *off && std::string(off) != "0") {
+    nvml.why_not = "CUDATOOL_NO_NVML is set";
     return nvml;
+  }
   try {
     nvml.library = DynamicLibrary::open_first({"libnvidia-ml.so.1"}, "NVML");
   } catch (const Error&) {
+    nvml.why_not = "NVML (libnvidia-ml.so.1) not found";
     return nvml;
   }
   nvml.init = reinterpret_cast<decltype(nvml.init)>(nvml.library.symbol("nvmlInit_v2"));
@@ -44,9 +82,35 @@ Nvml load_nvml() {
       nvml.library.symbol("nvmlDeviceGetHandleByPciBusId_v2"));
   nvml.memory_info =
       reinterpret_cast<decltype(nvml.memory_info)>(nvml.library.symbol("nvmlDeviceGetMemoryInfo"));
-  nvml.driver_version = reinterpret_cast<decltype(nvml.driver_version)>(
-      nvml.library.symbol("nvmlSystemGetDriverVersion"));
-  nvml.ready = nvml.init && nvml.init() == NVML_SUCCESS;
+  resolve(nvml, nvml.driver_version, "nvmlSystemGetDriverVersion");
+  resolve(nvml, nvml.ecc_mode, "nvmlDeviceGetEccMode");
+  resolve(nvml, nvml.total_ecc_errors, "nvmlDeviceGetTotalEccErrors");
+  resolve(nvml, nvml.retired_pages, "nvmlDeviceGetRetiredPages");
+  resolve(nvml, nvml.retired_pages_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
+  resolve(nvml, nvml.remapped_rows, "nvmlDeviceGetRemappedRows");
+  // NVML 12.2 renamed the throttle reasons "clock event reasons"; older ones have only the
+  // old symbol, with the same signature and bits.
+  resolve(nvml, nvml.clock_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (nvml.clock_event_reasons == nullptr)
+    resolve(nvml, nvml.clock_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  resolve(nvml, nvml.curr_pcie_generation, "nvmlDeviceGetCurrPcieLinkGeneration");
+  resolve(nvml, nvml.curr_pcie_width, "nvmlDeviceGetCurrPcieLinkWidth");
+  resolve(nvml, nvml.max_pcie_generation, "nvmlDeviceGetMaxPcieLinkGeneration");
+  resolve(nvml, nvml.max_pcie_width, "nvmlDeviceGetMaxPcieLinkWidth");
+  resolve(nvml, nvml.mig_mode, "nvmlDeviceGetMigMode");
+  resolve(nvml, nvml.nvlink_state, "nvmlDeviceGetNvLinkState");
+  resolve(nvml, nvml.nvlink_version, "nvmlDeviceGetNvLinkVersion");
+  resolve(nvml, nvml.nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  if (!(nvml.init && nvml.by_pci_bus_id && nvml.memory_info)) {
+    nvml.why_not = "NVML lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
+    return nvml;
+  }
+  if (const nvmlReturn_t r = nvml.init(); r != NVML_SUCCESS) {
+    nvml.why_not = "nvmlInit_v2 failed (nvmlReturn_t " + std::to_string(r) + ")";
+    return nvml;
+  }
+  nvml.ready = true;
+  nvml.why_not.clear();
   return nvml;
 }
 
@@ -70,6 +134,127 @@ std::shared_future<Nvml*>& nvml_future() {
 
 void nvml_preload() {
   nvml_future();
+}
+
+bool nvml_available(std::string* why) {
+  Nvml* nvml = nvml_future().get();
+  if (why) *why = nvml->why_not;
+  return nvml->ready;
+}
+
+namespace {
+
+// "00000000:07:00.0" (NVML) and "0000:07:00.0" (CUDA) name the same device.
+std::string normalize_bus_id(const std::string& id) {
+  unsigned domain = 0, bus = 0, device = 0, function = 0;
+  if (std::sscanf(id.c_str(), "%x:%x:%x.%x", &domain, &bus, &device, &function) != 4) return id;
+  char out[32];
+  std::snprintf(out, sizeof out, "%04x:%02x:%02x.%x", domain, bus, device, function);
+  return out;
+}
+
+nvmlDevice_t find(Nvml& nvml, const std::string& pci_bus_id) {
+  nvmlDevice_t device = nullptr;
+  if (nvml.by_pci_bus_id(pci_bus_id.c_str(), &device) != NVML_SUCCESS) return nullptr;
+  return device;
+}
+
+}  // namespace
+
+std::optional<NvmlHealth> nvml_health(const std::string& pci_bus_id) {
+  Nvml* nvml = nvml_future().get();
+  if (!nvml->ready) return std::nullopt;
+  NvmlHealth h;
+  nvmlDevice_t d = find(*nvml, pci_bus_id);
+  if (d == nullptr) return h;
+  h.found = true;
+  if (nvml->ecc_mode) {
+    nvmlEnableState_t current = 0, pending = 0;
+    if (nvml->ecc_mode(d, &current, &pending) == NVML_SUCCESS) {
+      h.ecc_enabled = current != 0;
+      h.ecc_pending = pending != 0;
+    }
+  }
+  if (nvml->total_ecc_errors && h.ecc_enabled.value_or(false)) {
+    unsigned long long count = 0;
+    if (nvml->total_ecc_errors(d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &count) ==
+        NVML_SUCCESS)
+      h.ecc_uncorrected_volatile = count;
+  }
+  if (nvml->retired_pages) {
+    // Causes 0 (multiple single-bit errors) and 1 (a double-bit error); a zero-sized
+    // query answers the count (NVML_ERROR_INSUFFICIENT_SIZE when there are pages).
+    unsigned total = 0;
+    bool ok = true;
+    for (int cause = 0; cause < 2 && ok; ++cause) {
+      unsigned count = 0;
+      const nvmlReturn_t r = nvml->retired_pages(d, cause, &count, nullptr);
+      ok = r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE;
+      total += count;
+    }
+    if (ok) h.retired_pages = total;
+  }
+  if (nvml->retired_pages_pending) {
+    nvmlEnableState_t pending = 0;
+    if (nvml->retired_pages_pending(d, &pending) == NVML_SUCCESS)
+      h.retired_pages_pending = pending != 0;
+  }
+  if (nvml->remapped_rows) {
+    unsigned correctable = 0, uncorrectable = 0, pending = 0, failed = 0;
+    if (nvml->remapped_rows(d, &correctable, &uncorrectable, &pending, &failed) == NVML_SUCCESS) {
+      h.remapped_rows_correctable = correctable;
+      h.remapped_rows_uncorrectable = uncorrectable;
+      h.remap_pending = pending != 0;
+      h.remap_failed = failed != 0;
+    }
+  }
+  if (nvml->clock_event_reasons) {
+    unsigned long long reasons = 0;
+    if (nvml->clock_event_reasons(d, &reasons) == NVML_SUCCESS) h.throttle_reasons = reasons;
+  }
+  unsigned value = 0;
+  if (nvml->max_pcie_generation && nvml->max_pcie_generation(d, &value) == NVML_SUCCESS)
+    h.pcie_max_generation = value;
+  if (nvml->max_pcie_width && nvml->max_pcie_width(d, &value) == NVML_SUCCESS)
+    h.pcie_max_width = value;
+  if (nvml->mig_mode) {
+    unsigned current = 0, pending = 0;
+    if (nvml->mig_mode(d, &current, &pending) == NVML_SUCCESS) h.mig_enabled = current != 0;
+  }
+  if (nvml->nvlink_state) {
+    for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+      nvmlEnableState_t active = 0;
+      if (nvml->nvlink_state(d, link, &active) != NVML_SUCCESS) continue;
+      NvmlHealth::NvLink l;
+      l.link = link;
+      l.active = active != 0;
+      if (nvml->nvlink_version) nvml->nvlink_version(d, link, &l.version);
+      if (nvml->nvlink_remote_pci) {
+        // Room beyond the struct, should a newer NVML's struct be larger.
+        union {
+          nvmlPciInfo_t info;
+          char room[512];
+        } remote{};
+        if (nvml->nvlink_remote_pci(d, link, &remote.info) == NVML_SUCCESS) {
+          remote.info.busId[sizeof remote.info.busId - 1] = '\0';
+          l.remote_pci_bus_id = normalize_bus_id(remote.info.busId);
+        }
+      }
+      h.nvlinks.push_back(l);
+    }
+  }
+  return h;
+}
+
+std::optional<PcieLink> nvml_current_pcie_link(const std::string& pci_bus_id) {
+  Nvml* nvml = nvml_future().get();
+  if (!nvml->ready || !nvml->curr_pcie_generation || !nvml->curr_pcie_width) return std::nullopt;
+  nvmlDevice_t d = find(*nvml, pci_bus_id);
+  PcieLink link;
+  if (d == nullptr || nvml->curr_pcie_generation(d, &link.generation) != NVML_SUCCESS ||
+      nvml->curr_pcie_width(d, &link.width) != NVML_SUCCESS)
+    return std::nullopt;
+  return link;
 }
 
 std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id) {

@@ -17,6 +17,7 @@ enum class ExitStatus : int {
   compile_error = 6,  // the kernel did not compile
   out_of_memory = 7,  // device or page-locked memory exhausted
   mismatch = 8,       // a self-check found a difference (compile --load)
+  check_failed = 9,   // `cudatool check`: a check failed (or, with --strict, warned)
 };
 
 constexpr int to_int(ExitStatus s) {

@@ -49,8 +49,14 @@
   X(cuMemAllocAsync)                                      \
   X(cuMemFreeAsync)                                       \
   X(cuMemsetD8)                                           \
+  X(cuMemsetD8Async)                                      \
   X(cuMemcpyHtoD)                                         \
   X(cuMemcpyDtoH)                                         \
+  X(cuMemcpyHtoDAsync)                                    \
+  X(cuMemcpyDtoHAsync)                                    \
+  X(cuMemcpyDtoDAsync)                                    \
+  X(cuMemcpyPeerAsync)                                    \
+  X(cuCtxEnablePeerAccess)                                \
   X(cuDeviceGetDefaultMemPool)                            \
   X(cuMemPoolSetAttribute)                                \
   X(cuMemPoolTrimTo)                                      \

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cudatool {
 
@@ -22,6 +23,45 @@ std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id);
 // The driver's own version as nvidia-smi shows it ("580.159.04"), from
 // nvmlSystemGetDriverVersion, or nullopt. Loads NVML once.
 std::optional<std::string> nvml_driver_version();
+
+// Whether NVML is loaded and initialised; when not, `why` says why ("CUDATOOL_NO_NVML is
+// set", "libnvidia-ml.so.1 not found", "nvmlInit_v2 failed: 9").
+bool nvml_available(std::string* why = nullptr);
+
+// What the health check reads from NVML, one optional per reading: absent where NVML
+// answers "not supported" (or fails) for the device.
+struct NvmlHealth {
+  bool found = false;  // the device was found in NVML by its PCI bus id
+  std::optional<bool> ecc_enabled, ecc_pending;
+  std::optional<unsigned long long> ecc_uncorrected_volatile;
+  std::optional<bool> retired_pages_pending;
+  std::optional<unsigned> retired_pages;  // single-bit and double-bit causes together
+  std::optional<unsigned> remapped_rows_correctable, remapped_rows_uncorrectable;
+  std::optional<bool> remap_pending, remap_failed;
+  std::optional<unsigned long long> throttle_reasons;  // nvmlClocksEventReasons bits
+  std::optional<unsigned> pcie_max_generation, pcie_max_width;
+  std::optional<bool> mig_enabled;
+  // NVLink: one entry per link NVML knows of (link number, active, version, the remote
+  // end's PCI bus id where NVML says).
+  struct NvLink {
+    unsigned link = 0;
+    bool active = false;
+    unsigned version = 0;
+    std::string remote_pci_bus_id;
+  };
+  std::vector<NvLink> nvlinks;
+};
+
+// The readings of the device at `pci_bus_id`; nullopt where NVML is unavailable.
+std::optional<NvmlHealth> nvml_health(const std::string& pci_bus_id);
+
+// The PCIe link's current generation and width (sampled by the caller while the link is
+// busy: an idle link down-trains); nullopt where NVML cannot say.
+struct PcieLink {
+  unsigned generation = 0;
+  unsigned width = 0;
+};
+std::optional<PcieLink> nvml_current_pcie_link(const std::string& pci_bus_id);
 
 // Starts loading and initialising NVML on a background thread, so its cost overlaps
 // cuInit's; nvml_memory_usage waits for it.

@@ -1,0 +1,137 @@
+// cudatool check: a GPU smoke check of every device (identity, health, compute, memory
+// bandwidth, host link, peer copies) with a verdict per check; text, JSON or Prometheus.
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/units.hpp"
+#include "cudatool/check/check.hpp"
+#include "cudatool/device/selection.hpp"
+#include "render.hpp"
+
+namespace cudatool::app {
+namespace {
+
+struct CheckOptions {
+  std::vector<std::string> devices;
+  std::optional<std::string> only, skip;
+  std::optional<int> min_count, expect_count;
+  std::optional<std::string> min_cc, min_memory, expect_name;
+  std::optional<double> fraction, min_h2d, min_d2h, min_d2d, min_peer;
+  std::string format = "text";
+  bool strict = false;
+};
+
+// CUDATOOL_CHECK_INJECT_FAULT=compute: the compute kernel writes one wrong element, so the
+// compute check's fail path can be shown on a healthy GPU (tests and tools/gpu-check.sh).
+bool inject_compute_fault() {
+  const char* value = std::getenv("CUDATOOL_CHECK_INJECT_FAULT");
+  if (value == nullptr || *value == '\0') return false;
+  if (std::string(value) == "compute") return true;
+  throw UsageError(std::string("CUDATOOL_CHECK_INJECT_FAULT \"") + value +
+                   "\": the only fault is \"compute\"");
+}
+
+// A bandwidth minimum: a number of GB/s, 0 or more.
+const CLI::Validator kGbps(
+    [](std::string& text) -> std::string {
+      try {
+        std::size_t used = 0;
+        const double value = std::stod(text, &used);
+        if (used == text.size() && value >= 0 && value < 1e9) return "";
+      } catch (const std::exception&) {
+      }
+      return "\"" + text + "\" is not a bandwidth in GB/s (a number, 0 or more)";
+    },
+    "GB/s");
+
+}  // namespace
+
+Command add_check(CLI::App& root, GlobalOptions& global) {
+  auto* sub = root.add_subcommand(
+      "check", "Smoke-check every GPU: identity, health, compute, bandwidth (exit 9 on a failure)");
+  auto options = std::make_shared<CheckOptions>();
+  add_json_flag(*sub, global);
+  sub->add_option("--format", options->format, "Output: text, json or prometheus")
+      ->check(CLI::IsMember({"text", "json", "prometheus"}));
+  sub->add_option("--device", options->devices,
+                  "Check only this device (ordinal, PCI bus id or UUID); repeatable")
+      ->take_all()
+      ->allow_extra_args(false);
+  sub->add_option("--only", options->only,
+                  "Run only these checks (comma-separated: identity, health, compute, memory, "
+                  "hostlink, peer)");
+  sub->add_option("--skip", options->skip, "Run every check but these (comma-separated)");
+  sub->add_option("--min-count", options->min_count, "Fail unless at least N devices qualify")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--expect-count", options->expect_count, "Fail unless exactly N devices")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--min-cc", options->min_cc,
+                  "A device qualifies only with at least this compute capability (8.0, sm_90)");
+  sub->add_option("--min-memory", options->min_memory,
+                  "A device qualifies only with at least this much memory (40G, 80GiB)");
+  sub->add_option("--expect-name", options->expect_name,
+                  "Fail a device whose name does not contain this (\"H100\")");
+  sub->add_option("--min-fraction", options->fraction,
+                  "Bandwidth needed, as a fraction of the theoretical rate (default 0.75)")
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--min-h2d-gbps", options->min_h2d, "Host-to-device minimum, GB/s")->check(kGbps);
+  sub->add_option("--min-d2h-gbps", options->min_d2h, "Device-to-host minimum, GB/s")->check(kGbps);
+  sub->add_option("--min-d2d-gbps", options->min_d2d,
+                  "Device memory minimum (a copy's read + write), GB/s")
+      ->check(kGbps);
+  sub->add_option("--min-peer-gbps", options->min_peer, "Peer copy minimum, GB/s")->check(kGbps);
+  sub->add_flag("--strict", options->strict, "Exit 9 on a warning too");
+
+  return {sub, [options, &global]() {
+            if (global.json) options->format = "json";
+            if (options->format == "json") global.json = true;
+            check::Options o;
+            // Everything the user gave is checked before the driver is touched.
+            o.kinds = check::select_kinds(options->only, options->skip);
+            o.requirements.min_count = options->min_count;
+            if (options->min_cc)
+              o.requirements.min_compute_capability =
+                  parse_compute_capability(*options->min_cc, "--min-cc");
+            if (options->min_memory)
+              o.requirements.min_memory = parse_size(*options->min_memory, "--min-memory");
+            o.expect_name = options->expect_name;
+            o.expect_count = options->expect_count;
+            if (options->fraction) {
+              if (*options->fraction <= 0)
+                throw UsageError("--min-fraction must be above 0 (and at most 1)");
+              o.thresholds.fraction = *options->fraction;
+            }
+            o.thresholds.min_h2d_gbps = options->min_h2d;
+            o.thresholds.min_d2h_gbps = options->min_d2h;
+            o.thresholds.min_d2d_gbps = options->min_d2d;
+            o.thresholds.min_peer_gbps = options->min_peer;
+            o.inject_compute_fault = inject_compute_fault();
+            for (const std::string& spec : options->devices) {
+              const Device d = select_device(spec);
+              bool seen = false;
+              for (const Device& e : o.devices) seen = seen || e == d;
+              if (!seen) o.devices.push_back(d);
+            }
+
+            const check::Report report = check::run_check(o);
+            const check::Verdict verdict = report.verdict();
+            const ExitStatus status = verdict == check::Verdict::fail ||
+                                              (options->strict && verdict == check::Verdict::warn)
+                                          ? ExitStatus::check_failed
+                                          : ExitStatus::success;
+            if (options->format == "json")
+              print_json(check::report_json(report, to_int(status)));
+            else if (options->format == "prometheus")
+              std::cout << check::format_prometheus(report, to_int(status));
+            else
+              std::cout << check::format_text(report);
+            return status;
+          }};
+}
+
+}  // namespace cudatool::app

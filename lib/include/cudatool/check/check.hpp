@@ -1,0 +1,160 @@
+// `cudatool check`: a GPU smoke check of every device in seconds. Plain result structs (a
+// verdict, the measured value, the threshold, the unit and the reason per check), the
+// threshold logic as pure functions (tested without a GPU), and run_check, which runs the
+// checks on every device in parallel (one thread and context per device).
+//
+// Defaults are fractions of the theoretical rate (75%: what DCGM's diagnostics and Azure's
+// H100 node health checks use for memory and PCIe bandwidth), each overridable.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cudatool/device/device.hpp"
+#include "cudatool/device/device_info.hpp"
+#include "cudatool/driver/nvml.hpp"
+
+namespace cudatool::check {
+
+enum class Verdict { pass, warn, fail, skipped };
+std::string_view verdict_name(Verdict v);
+// The more severe of two verdicts: fail > warn > pass > skipped.
+Verdict worse(Verdict a, Verdict b);
+
+// The checks --only and --skip name.
+enum class Kind { identity, health, compute, memory, hostlink, peer };
+std::string_view kind_name(Kind k);
+const std::vector<Kind>& all_kinds();
+// "compute,memory" -> {compute, memory}; UsageError naming `source` for an unknown name.
+std::set<Kind> parse_kind_list(std::string_view list, std::string_view source);
+// The checks to run: every one, or only `only`, or all but `skip` (not both: UsageError).
+std::set<Kind> select_kinds(const std::optional<std::string>& only,
+                            const std::optional<std::string>& skip);
+
+struct CheckResult {
+  Kind kind = Kind::identity;
+  std::string name;  // "identity", "ecc_mode", "h2d", "peer" ... (unique with `peer`)
+  Verdict verdict = Verdict::skipped;
+  std::optional<double> value;
+  std::optional<double> threshold;
+  std::string unit;         // "GB/s", "errors", "elements", ...
+  std::string comparison;   // how value meets threshold: ">=", "<=", "==" ("" if none)
+  std::string reason;       // why (always set for warn, fail and skipped)
+  std::optional<int> peer;  // peer checks: the destination device's ordinal
+};
+
+struct DeviceReport {
+  DeviceInfo identity;
+  std::vector<CheckResult> checks;
+  Verdict verdict() const;  // the worst of its checks (skipped when it has none)
+};
+
+struct Report {
+  std::string hostname;
+  int driver_version = 0;   // cuDriverGetVersion
+  std::string kernel_form;  // what the embedded fatbin holds: "SASS sm_75,... + PTX compute_75"
+  std::vector<CheckResult> node_checks;  // count, heterogeneity, peer when not per device
+  std::vector<DeviceReport> devices;
+  double seconds = 0;  // the check's wall time
+  Verdict verdict() const;
+};
+
+struct Thresholds {
+  double fraction = 0.75;  // of the theoretical rate, for every bandwidth without a minimum
+  std::optional<double> min_h2d_gbps, min_d2h_gbps, min_d2d_gbps, min_peer_gbps;
+};
+
+struct Options {
+  std::set<Kind> kinds;         // which checks (select_kinds)
+  std::vector<Device> devices;  // empty: every visible device
+  DeviceRequirements requirements;
+  std::optional<std::string> expect_name;  // every device's name contains this
+  std::optional<int> expect_count;         // exactly this many devices
+  Thresholds thresholds;
+  bool inject_compute_fault = false;  // test only: the compute kernel flips one element
+};
+
+// Runs the checks. Throws only for what stops the whole check (no driver, no device); a
+// device that fails mid-check gets its checks failed with the error.
+Report run_check(const Options& options);
+
+// ---- Pure threshold logic (no GPU) ----
+
+// PCIe per-lane payload rate, one direction, GB/s (1e9 bytes/s): gen 1 and 2 use 8b/10b
+// (2.5 and 5 GT/s), gen 3-5 128b/130b (8, 16, 32 GT/s), gen 6 64 GT/s with FLIT (242/256).
+// 0 for an unknown generation.
+double pcie_lane_gbps(unsigned generation);
+double pcie_theoretical_gbps(unsigned generation, unsigned width);
+// Bus width (bits) / 8 x memory clock (kHz, as CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) x 2
+// (double data rate), GB/s.
+double memory_theoretical_gbps(int bus_width_bits, int memory_clock_khz);
+// One NVLink's rate, one direction, GB/s, by the GPU's generation (NVLink 1 on 6.0: 20;
+// NVLink 2 and 3 on 7.0 and 8.0: 25; NVLink 4 on 9.0: 26.5625, the signalling rate of its
+// two 106.25 Gb/s lanes; NVLink 5 on 10.x: 50); 0 for a GPU without NVLink in this table.
+// Not NVML's nvmlDeviceGetNvLinkVersion: its answer is an enum on newer drivers (6 for
+// NVLink 4.0) and a plain number on older ones, and has been seen wrong for Hopper.
+double nvlink_link_gbps(ComputeCapability cc);
+
+// A bandwidth check: the threshold is `minimum` where given, else `fraction` of
+// `theoretical`; pass when `measured` reaches it. Skipped (with the measured value) where
+// neither is known, never a pass.
+CheckResult rate_result(Kind kind, std::string name, double measured,
+                        std::optional<double> theoretical, std::optional<double> minimum,
+                        double fraction, const std::string& what);
+
+// The health check from NVML's readings; `busy_link` is the PCIe link read while the link
+// was busy (absent: not read).
+std::vector<CheckResult> health_results(const NvmlHealth& health,
+                                        const std::optional<PcieLink>& busy_link);
+// Names of the clock-event (throttle) reason bits set in `reasons`, idle excluded.
+std::vector<std::string> throttle_reason_names(unsigned long long reasons);
+
+// The compute check: `mismatches` of `elements` differ; blocks ran on `sms_seen` of
+// `sm_count` SMs; `form` says what was loaded.
+CheckResult compute_result(std::uint64_t mismatches, std::uint64_t elements, int sms_seen,
+                           int sm_count, const std::string& form, const std::string& first_bad);
+
+// Identity: per device (min compute capability, memory, expected name) and for the node
+// (count, heterogeneity).
+CheckResult identity_result(const DeviceInfo& device, const DeviceRequirements& requirements,
+                            const std::optional<std::string>& expect_name);
+std::vector<CheckResult> node_identity_results(const std::vector<DeviceInfo>& devices,
+                                               const DeviceRequirements& requirements,
+                                               std::optional<int> expect_count);
+
+// Which form of the embedded kernel the driver loads on `cc`: "SASS sm_90" where the fatbin
+// has machine code of the same major version and a minor at most cc's, else
+// "PTX compute_75 (JIT)".
+std::string kernel_form(ComputeCapability cc, std::span<const int> sass, int ptx);
+// The embedded fatbin's contents: "SASS sm_75 sm_80 ... + PTX compute_75".
+std::string embedded_kernel_contents();
+
+// The pattern the compute kernel writes (the same function as the device code).
+inline std::uint32_t pattern(std::uint64_t i, std::uint32_t seed) {
+  std::uint32_t x =
+      static_cast<std::uint32_t>(i) * 2654435761u ^ static_cast<std::uint32_t>(i >> 32) ^ seed;
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+
+// The median of `samples` (the mean of the middle two for an even count); 0 if empty.
+double median(std::vector<double> samples);
+
+// ---- Rendering (strings; the app prints them) ----
+
+std::string format_text(const Report& report);
+// The --json document (schema_version is added by the app's print_json).
+nlohmann::json report_json(const Report& report, int exit_code);
+std::string format_prometheus(const Report& report, int exit_code);
+
+}  // namespace cudatool::check
