@@ -7,8 +7,11 @@
 
 namespace cudatool::app {
 
+// The one sink of every --json document. Strings from outside (paths, arguments, logs,
+// file contents) may hold bytes that are not UTF-8: each such byte is written as U+FFFD,
+// the replacement character (nlohmann's error_handler_t::replace), never an abort.
 inline void print_json(const nlohmann::json& j) {
-  std::cout << j.dump(2) << '\n';
+  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 // Pads `text` with spaces to `width` characters (left-aligned).

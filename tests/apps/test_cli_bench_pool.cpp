@@ -93,7 +93,7 @@ TEST(CliBenchPool, BadInputIsOneLineWithExitTwo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--threads", "0"}, "--threads 0"},
       {{"--threads", "-3"}, "--threads"},
-      {{"--backend", "gpu"}, "unknown backend 'gpu'"},
+      {{"--backend", "gpu"}, "unknown backend \"gpu\""},
       {{"--workload", "normal"}, "unknown workload 'normal'"},
       {{"--order", "fifo"}, "unknown order 'fifo'"},
       {{"--size=-5"}, "negative"},
@@ -107,7 +107,7 @@ TEST(CliBenchPool, BadInputIsOneLineWithExitTwo) {
       {{"--leading-bits", "13"}, "--leading-bits"},
       {{"--allocators", "pool,stream"}, "not offered by the host backend"},
       {{"--allocators", "cub"}, "unknown allocator 'cub'"},
-      {{"--pinned-flags", "mapped"}, "unknown flag 'mapped'"},
+      {{"--pinned-flags", "mapped"}, "unknown flag \"mapped\""},
   };
   for (const auto& [extra, expected] : cases) {
     const auto r = run_cudatool(bench(extra));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 
 namespace cudatool {
 namespace {
@@ -136,10 +137,10 @@ ComputeCapability parse_architecture(std::string_view text) {
     cc = parse_dotted(name);
   }
   if (cc.major < 0)
-    throw UsageError("unknown architecture \"" + std::string(text) +
-                     "\": expected sm_XX, compute_XX or X.Y (known: " + known_list() + ")");
+    throw UsageError("unknown architecture " + quote_input(text) +
+                     ": expected sm_XX, compute_XX or X.Y (known: " + known_list() + ")");
   if (!find_architecture(cc))
-    throw UsageError("architecture \"" + std::string(text) + "\" (compute capability " + cc.str() +
+    throw UsageError("architecture " + quote_input(text) + " (compute capability " + cc.str() +
                      ") is not in cudatool's table (known: " + known_list() + ")");
   return cc;
 }
