@@ -242,9 +242,9 @@ std::vector<Case> make_cases() {
         {"occupancy", "--arch", "sm_90", "--sweep=" + list}, 2);
 
   // Architectures.
-  for (const std::string arch :
-       {"", "sm_", "sm_13", "sm_999", "banana", "compute_", "9.", ".0", "9.0.0", "sm_90x", "\xff",
-        "\x1b[2J", std::string(10000, 'a'), "sm_-90", "SM_90 junk"})
+  for (const std::string& arch : std::vector<std::string>{
+           "", "sm_", "sm_13", "sm_999", "banana", "compute_", "9.", ".0", "9.0.0", "sm_90x",
+           "\xff", "\x1b[2J", std::string(10000, 'a'), "sm_-90", "SM_90 junk"})
     add("occupancy --arch \"" + arch.substr(0, 20) + "\"",
         {"occupancy", "--threads", "128", "--arch", arch}, 2);
 
