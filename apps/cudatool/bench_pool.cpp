@@ -16,6 +16,8 @@
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/numbers.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/device/context.hpp"
 #include "cudatool/memory/allocators.hpp"
@@ -32,27 +34,28 @@ struct BenchPoolOptions {
   std::string min_size = "256";
   std::string max_size = "64MiB";
   std::string order = "lifo";
-  std::int64_t live = 1;
-  std::int64_t threads = 1;
-  std::uint64_t seed = 1;
-  std::optional<std::int64_t> iterations;
-  std::optional<double> duration;
-  std::int64_t warmup = 10000;
-  std::int64_t leading_bits = 4;
+  // Numbers stay text until numbers.hpp's strict parser reads them, with the range.
+  std::string live = "1";
+  std::string threads = "1";
+  std::string seed = "1";
+  std::optional<std::string> iterations;
+  std::optional<std::string> duration;
+  std::string warmup = "10000";
+  std::string leading_bits = "4";
   std::string small_block = "256";
-  std::int64_t shards = 0;
+  std::string shards = "0";
   std::string allocators;
   std::string pinned_flags = "none";
   std::optional<std::string> device;
   bool no_progress = false;
 };
 
-std::int64_t in_range(std::int64_t v, std::int64_t lo, std::int64_t hi, const char* flag) {
-  if (v < lo || v > hi)
-    throw UsageError(std::string(flag) + " " + std::to_string(v) + ": must be " +
-                     std::to_string(lo) + ".." + std::to_string(hi));
-  return v;
+std::int64_t in_range(const std::string& text, std::int64_t lo, std::int64_t hi, const char* flag) {
+  return parse_integer(text, flag, lo, hi);
 }
+
+// The longest --duration (bench::validate holds the same bound).
+constexpr double kMaxDurationSeconds = 3600;
 
 bench::Config make_config(const BenchPoolOptions& o) {
   bench::Config c;
@@ -65,18 +68,19 @@ bench::Config make_config(const BenchPoolOptions& o) {
   c.live = static_cast<std::size_t>(
       in_range(o.live, 1, static_cast<std::int64_t>(bench::kMaxLive), "--live"));
   c.threads = static_cast<unsigned>(in_range(o.threads, 1, bench::kMaxThreads, "--threads"));
-  c.seed = o.seed;
+  c.seed = parse_unsigned(o.seed, "--seed");
   if (o.iterations)
     c.iterations = static_cast<std::uint64_t>(
         in_range(*o.iterations, 1, std::int64_t{1} << 50, "--iterations"));
-  c.duration_s = o.duration;
+  if (o.duration)
+    c.duration_s = parse_duration(*o.duration, "--duration", 0.001, kMaxDurationSeconds);
   if (!o.iterations && !o.duration) c.duration_s = 1.0;
   c.warmup = static_cast<std::uint64_t>(in_range(o.warmup, 0, std::int64_t{1} << 40, "--warmup"));
   c.pool.leading_bits_in_bin_id = static_cast<unsigned>(
       in_range(o.leading_bits, 0, BinRule::kMaxLeadingBits, "--leading-bits"));
   const std::uint64_t small = parse_size(o.small_block, "--small-block");
   if (small < 1 || small > BinRule::kMaxSmallBlockBytes)
-    throw UsageError("--small-block " + o.small_block + ": must be 1 B..1 MiB");
+    throw UsageError("--small-block " + quote_input(o.small_block) + ": must be 1 B..1 MiB");
   c.pool.small_block_bytes = static_cast<std::size_t>(small);
   c.pool.shards = static_cast<unsigned>(in_range(o.shards, 0, 256, "--shards"));
   c.host_alloc_flags = bench::parse_host_alloc_flags(o.pinned_flags, "--pinned-flags");

@@ -73,12 +73,8 @@ std::string read_source(const std::string& file) {
   std::string data;
   char buffer[65536];
   int fd = 0;
-  if (file != "-") {
-    std::error_code ec;
-    if (fs::is_directory(file, ec)) throw UsageError(file + ": is a directory, not a source file");
-    fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw UsageError(file + ": cannot read: " + std::strerror(errno));
-  }
+  // A file: the one input reader (refuses FIFOs, devices and directories, never blocks).
+  if (file != "-") return read_input_file(file, "source");
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
@@ -333,7 +329,14 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
   auto* ptx = sub->add_flag("--ptx", f->ptx, "Produce PTX");
   sub->add_flag("--cubin", f->cubin, "Produce a CUBIN (the default for sm_XX)")->excludes(ptx);
   sub->add_option("-D,--define", f->defines, "Define a macro: NAME or NAME=VALUE")
-      ->allow_extra_args(false);
+      ->allow_extra_args(false)
+      ->check(  // an empty name would make the compiler take the next option as the macro
+          [](const std::string& v) {
+            return v.empty() || v[0] == '=' || v[0] == '-'
+                       ? std::string("a macro name is required (NAME or NAME=VALUE)")
+                       : std::string();
+          },
+          "NAME[=VALUE]");
   sub->add_option("-I,--include-dir", f->include_dirs, "Add an include directory")
       ->allow_extra_args(false);
   sub->add_option("--std", f->std, "C++ dialect")

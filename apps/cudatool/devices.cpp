@@ -8,6 +8,7 @@
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/numbers.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/device/device_info.hpp"
 #include "cudatool/driver/driver.hpp"
@@ -17,7 +18,7 @@ namespace cudatool::app {
 namespace {
 
 struct DevicesOptions {
-  std::optional<int> min_count;
+  std::optional<std::string> min_count;
   std::optional<std::string> min_cc;
   std::optional<std::string> min_memory;
   bool memory_usage = false;
@@ -64,8 +65,7 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
   auto options = std::make_shared<DevicesOptions>();
   add_json_flag(*sub, global);
   sub->add_option("--min-count", options->min_count,
-                  "Fail (exit 4) unless at least N devices qualify")
-      ->check(CLI::NonNegativeNumber);
+                  "Fail (exit 4) unless at least N devices qualify");
   sub->add_option("--min-cc", options->min_cc,
                   "A device qualifies only with at least this compute capability (8.0, sm_90)");
   sub->add_option("--min-memory", options->min_memory,
@@ -77,7 +77,8 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
 
   return {sub, [options, &global]() {
             DeviceRequirements requirements;
-            requirements.min_count = options->min_count;
+            if (options->min_count)
+              requirements.min_count = parse_int(*options->min_count, "--min-count", 0);
             if (options->min_cc)
               requirements.min_compute_capability =
                   parse_compute_capability(*options->min_cc, "--min-cc");

@@ -1,7 +1,12 @@
 // cudatool: parses the command line, runs one subcommand, and maps every error to the
 // tool's exit codes (cudatool/base/exit_status.hpp) in this one place.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -10,24 +15,70 @@
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/exit_status.hpp"
+#include "cudatool/base/text.hpp"
 #include "render.hpp"
 
 namespace {
 
 using cudatool::ExitStatus;
 
+// The longest error line, in bytes of the message before escaping.
+constexpr std::size_t kMaxMessage = 2000;
+
+// An error message as one printable line: newlines become blanks, other control characters
+// and bytes that are not UTF-8 are escaped (text.hpp), and the whole is cut at kMaxMessage.
+// Values inside are already cut where they are echoed (quote_input()); this is the backstop.
 std::string one_line(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   for (auto& c : text)
     if (c == '\n') c = ' ';
-  return text;
+  return cudatool::printable(text, kMaxMessage);
+}
+
+// A closed standard descriptor would be reused by the next open(): an output file would
+// then receive what is meant for stdout. Each closed one is opened on /dev/null, stdout
+// and stderr read-only, so that writing to them still fails and is reported.
+void guard_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int opened = ::open("/dev/null", O_RDONLY | O_NOCTTY);
+    if (opened >= 0 && opened != fd) {
+      ::dup2(opened, fd);
+      ::close(opened);
+    }
+  }
+}
+
+// Standard output, flushed and checked: everything a command printed must have been
+// written. A failure (a full disk, a closed or read-only stdout) is one line on stderr and
+// exit 1, unless the command failed already (its own status and line stand).
+int finish(int status) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return status;
+  const int error = errno;
+  if (status == 0) {
+    std::cerr << "cudatool: cannot write standard output"
+              << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+    status = cudatool::to_int(ExitStatus::failure);
+  }
+  return status;
 }
 
 int report(const std::exception& e, bool json) {
   const ExitStatus status = cudatool::exit_status_for(e);
-  const std::string message = one_line(e.what());
+  std::string message;
+  try {
+    message = one_line(e.what());
+  } catch (...) {
+    message = "out of memory while reporting an error";
+  }
   std::cerr << "cudatool: " << message << '\n';
-  if (json) {
+  if (!json) return cudatool::to_int(status);
+  // Reporting must never fail in turn: the JSON goes through print_json (invalid UTF-8
+  // replaced), and anything that still throws here leaves the line on stderr as the report.
+  try {
     nlohmann::json error = {{"status", cudatool::exit_status_name(status)},
                             {"exit_code", cudatool::to_int(status)},
                             {"message", message}};
@@ -41,7 +92,8 @@ int report(const std::exception& e, bool json) {
       error["options"] = compile->options();
       error["compiler_version"] = compile->compiler_version();
     }
-    cudatool::app::print_json({{"error", error}});
+    cudatool::app::print_json(nlohmann::json{{"error", error}});
+  } catch (...) {
   }
   return cudatool::to_int(status);
 }
@@ -49,6 +101,7 @@ int report(const std::exception& e, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  guard_standard_descriptors();
   CLI::App app{"cudatool: the truth about your CUDA GPUs", "cudatool"};
   app.set_version_flag("--version", std::string("cudatool ") + CUDATOOL_VERSION);
   app.require_subcommand(1);
@@ -76,11 +129,11 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, pointers.data());
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return finish(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return finish(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return finish(app.exit(e));
   } catch (const CLI::ParseError& e) {
     // CLI11's own codes (100-114) become the tool's usage code, with one line on stderr.
     std::string message = one_line(e.what());
@@ -88,7 +141,7 @@ int main(int argc, char** argv) {
       std::string names;
       for (const CLI::App* sub : app.get_subcommands({}))
         names += (names.empty() ? "" : ", ") + sub->get_name();
-      message = std::string("unknown command '") + argv[1] + "' (commands: " + names + ")";
+      message = "unknown command " + cudatool::quote_input(argv[1]) + " (commands: " + names + ")";
     }
     const auto parsed = app.get_subcommands();
     const std::string help =
@@ -99,11 +152,13 @@ int main(int argc, char** argv) {
 
   for (const auto& command : commands) {
     if (!command.app->parsed()) continue;
+    int status = 0;
     try {
-      return cudatool::to_int(command.run());
+      status = cudatool::to_int(command.run());
     } catch (const std::exception& e) {
-      return report(e, global.json);
+      status = report(e, global.json);
     }
+    return finish(status);
   }
   return cudatool::to_int(ExitStatus::usage);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -11,6 +12,8 @@
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/numbers.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/device_data.hpp"
@@ -28,23 +31,9 @@ struct OccupancyOptions {
   bool sweep_smem = false;
 };
 
-// A whole number in [minimum, INT_MAX] from a flag's text; UsageError naming the flag.
+// A whole number in [minimum, INT_MAX] from a flag (numbers.hpp: the range in the message).
 int parse_count(const std::string& text, const std::string& flag, int minimum) {
-  std::size_t i = 0;
-  const bool negative = !text.empty() && text[0] == '-';
-  if (negative) i = 1;
-  bool digits = i < text.size();
-  for (std::size_t k = i; k < text.size(); ++k)
-    if (text[k] < '0' || text[k] > '9') digits = false;
-  if (!digits) throw UsageError(flag + " \"" + text + "\": expected a whole number");
-  long long value = 0;
-  for (std::size_t k = i; k < text.size() && value <= 0x7fffffffLL; ++k)
-    value = value * 10 + (text[k] - '0');
-  if (negative) value = -value;
-  if (value < minimum)
-    throw UsageError(flag + " " + text + ": must be at least " + std::to_string(minimum));
-  if (value > 0x7fffffffLL) throw UsageError(flag + " " + text + ": too large");
-  return static_cast<int>(value);
+  return parse_int(text, flag, minimum);
 }
 
 // "64,128,256": block sizes, each a whole number of at least 1.
@@ -53,15 +42,17 @@ std::vector<int> parse_block_size_list(const std::string& text) {
   std::string item;
   std::stringstream list(text);
   if (text.empty() || text.back() == ',')
-    throw UsageError("--sweep \"" + text + "\": expected a list of block sizes such as 64,128,256");
+    throw UsageError("--sweep " + quote_input(text) +
+                     ": expected a list of block sizes such as 64,128,256");
   while (std::getline(list, item, ',')) {
     if (item.empty())
-      throw UsageError("--sweep \"" + text + "\": empty entry in the list of block sizes");
+      throw UsageError("--sweep " + quote_input(text) + ": empty entry in the list of block sizes");
     try {
       sizes.push_back(parse_count(item, "--sweep", 1));
     } catch (const UsageError& e) {
-      throw UsageError("--sweep \"" + text + "\": entry \"" + item + "\" is not a block size (" +
-                       "a whole number of at least 1)");
+      throw UsageError("--sweep " + quote_input(text) + ": entry " + quote_input(item) +
+                       " is not a block size (a whole number 1.." +
+                       std::to_string(std::numeric_limits<int>::max()) + ")");
     }
   }
   return sizes;
@@ -266,7 +257,10 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
   const std::optional<int> sms =
       o.sms ? std::optional<int>(parse_count(*o.sms, "--sms", 1)) : std::nullopt;
   std::vector<int> block_sizes;
-  if (sweep_threads && !o.sweep_list.empty()) block_sizes = parse_block_size_list(o.sweep_list);
+  // `--sweep` alone (CLI11 then gives its default_str, "all") tries every block size;
+  // `--sweep ""` is a malformed list.
+  const bool sweep_listed = sweep_threads && o.sweep_list != "all";
+  if (sweep_listed) block_sizes = parse_block_size_list(o.sweep_list);
 
   std::optional<DeviceData> devdata;
   std::string where;
@@ -318,8 +312,8 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
     const OccupancySweep sweep =
         sweep_block_sizes(*devdata, block_sizes, shared_mem, registers, barriers);
     const BlockSizeSuggestion suggestion =
-        o.sweep_list.empty() ? suggest_block_size(*devdata, shared_mem, registers, barriers)
-                             : suggest_block_size(*devdata, sweep);
+        !sweep_listed ? suggest_block_size(*devdata, shared_mem, registers, barriers)
+                      : suggest_block_size(*devdata, sweep);
     if (json) {
       out["parameter"] = sweep.parameter;
       out["records"] = sweep.records;
@@ -398,7 +392,8 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
   o->sweep = sub->add_option("--sweep", o->sweep_list,
                              "Sweep block sizes: every multiple of the warp size, or a list "
                              "(--sweep 64,128,256)")
-                 ->expected(0, 1);
+                 ->expected(0, 1)
+                 ->default_str("all");
   sub->add_flag("--sweep-regs", o->sweep_regs,
                 "Sweep registers per thread 0..255 for --threads: where the cliffs are");
   sub->add_flag("--sweep-smem", o->sweep_smem,

@@ -16,7 +16,10 @@ inline constexpr int kJsonSchemaVersion = 1;
 // included) goes through here.
 inline void print_json(nlohmann::json j) {
   j["schema_version"] = kJsonSchemaVersion;
-  std::cout << j.dump(2) << '\n';
+  // Strings from outside (paths, arguments, logs, file contents) may hold bytes that are
+  // not UTF-8: each such byte is written as U+FFFD, the replacement character (nlohmann's
+  // error_handler_t::replace), never an abort.
+  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 // Pads `text` with spaces to `width` characters (left-aligned).

@@ -91,11 +91,11 @@ TEST(CliBenchPool, DurationAndAllocatorSubset) {
 
 TEST(CliBenchPool, BadInputIsOneLineWithExitTwo) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--threads", "0"}, "--threads 0"},
+      {{"--threads", "0"}, "--threads \"0\": expected a whole number 1..1024"},
       {{"--threads", "-3"}, "--threads"},
-      {{"--backend", "gpu"}, "unknown backend 'gpu'"},
-      {{"--workload", "normal"}, "unknown workload 'normal'"},
-      {{"--order", "fifo"}, "unknown order 'fifo'"},
+      {{"--backend", "gpu"}, "unknown backend \"gpu\""},
+      {{"--workload", "normal"}, "unknown workload \"normal\""},
+      {{"--order", "fifo"}, "unknown order \"fifo\""},
       {{"--size=-5"}, "negative"},
       {{"--size", "0"}, "at least 1 byte"},
       {{"--size", "200T"}, "absurd"},
@@ -106,8 +106,8 @@ TEST(CliBenchPool, BadInputIsOneLineWithExitTwo) {
       {{"--duration", "-1"}, "--duration"},
       {{"--leading-bits", "13"}, "--leading-bits"},
       {{"--allocators", "pool,stream"}, "not offered by the host backend"},
-      {{"--allocators", "cub"}, "unknown allocator 'cub'"},
-      {{"--pinned-flags", "mapped"}, "unknown flag 'mapped'"},
+      {{"--allocators", "cub"}, "unknown allocator \"cub\""},
+      {{"--pinned-flags", "mapped"}, "unknown flag \"mapped\""},
   };
   for (const auto& [extra, expected] : cases) {
     const auto r = run_cudatool(bench(extra));

@@ -142,7 +142,7 @@ TEST_F(CliCompile, BadInputGetsOneClearLineAndTheDocumentedExitCode) {
   const std::vector<Case> cases = {
       {{"compile", (dir_ / "missing.cu").string(), "--arch", "sm_90"},
        2,
-       "missing.cu: cannot read"},
+       "missing.cu\": cannot read"},
       {{"compile", dir_.string(), "--arch", "sm_90"}, 2, "is a directory"},
       {{"compile", empty.string(), "--arch", "sm_90"}, 2, "empty source"},
       {{"compile", bad.string(), "--arch", "sm_90"}, 6, "bad.cu(2): error"},

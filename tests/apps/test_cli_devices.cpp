@@ -37,7 +37,7 @@ TEST(CliGlobal, UsageErrorsAreOneLineWithExitTwo) {
     EXPECT_EQ(count_lines(r.err), 1) << r.err;
     EXPECT_TRUE(r.err.starts_with("cudatool: ")) << r.err;
   }
-  EXPECT_NE(run_cudatool({"banana"}).err.find("unknown command 'banana'"), std::string::npos);
+  EXPECT_NE(run_cudatool({"banana"}).err.find("unknown command \"banana\""), std::string::npos);
 }
 
 TEST(CliNoDriver, DevicesSaysSoAndExitsThree) {

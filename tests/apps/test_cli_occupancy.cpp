@@ -137,13 +137,13 @@ TEST(CliOccupancy, BadInputIsOneLineOnStderrAndExitTwo) {
     std::string says;
   };
   const std::vector<Bad> cases = {
-      {{"--arch", "sm_90", "--threads", "0"}, "--threads 0"},
-      {{"--arch", "sm_90", "--threads", "-1"}, "--threads -1"},
+      {{"--arch", "sm_90", "--threads", "0"}, "--threads \"0\": expected a whole number 1..2147483647"},
+      {{"--arch", "sm_90", "--threads", "-1"}, "--threads \"-1\""},
       {{"--arch", "sm_90", "--threads", "1025"}, "1025 is above the maximum of 1024"},
       {{"--arch", "sm_90", "--threads", "abc"}, "--threads \"abc\""},
       {{"--arch", "sm_90", "--threads", "1.5"}, "--threads \"1.5\""},
       {{"--arch", "sm_90", "--threads", "256", "--regs", "256"}, "256 is above the maximum of 255"},
-      {{"--arch", "sm_90", "--threads", "256", "--regs", "-3"}, "--regs -3"},
+      {{"--arch", "sm_90", "--threads", "256", "--regs", "-3"}, "--regs \"-3\""},
       {{"--arch", "sm_90", "--threads", "256", "--smem", "228K"}, "opt-in maximum of 232448"},
       {{"--arch", "sm_75", "--threads", "256", "--smem", "65537"}, "opt-in maximum of 65536"},
       {{"--arch", "sm_90", "--threads", "256", "--smem", "-1"}, "--smem \"-1\""},
@@ -162,7 +162,7 @@ TEST(CliOccupancy, BadInputIsOneLineOnStderrAndExitTwo) {
       {{"--arch", "sm_90", "--sweep-smem", "--smem", "1K"}, "--sweep-smem needs --threads"},
       {{"--arch", "sm_90", "--threads", "64", "--sweep-regs", "--sweep-smem"}, "one at a time"},
       {{"--arch", "sm_90", "--threads", "64", "--barriers", "17"}, "barriers 17"},
-      {{"--arch", "sm_90", "--threads", "64", "--sms", "0"}, "--sms 0"},
+      {{"--arch", "sm_90", "--threads", "64", "--sms", "0"}, "--sms \"0\""},
   };
   for (const auto& bad : cases) {
     std::string joined;

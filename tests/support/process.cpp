@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <stdexcept>
@@ -26,6 +27,12 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
     dup2(in[0], 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
+    if (!options.stdout_path.empty()) {
+      const int fd = open(options.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || dup2(fd, 1) < 0) _exit(126);
+      close(fd);
+    }
+    if (options.close_stdout) close(1);
     for (const auto& [name, value] : options.env) {
       if (value)
         setenv(name.c_str(), value->c_str(), 1);
@@ -54,13 +61,26 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
   }
   bool out_open = true, err_open = true;
   char buffer[65536];
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::seconds(options.timeout_seconds);
   while (out_open || err_open || stdin_fd >= 0) {
     pollfd fds[3];
     int n = 0;
     if (out_open) fds[n++] = {out[0], POLLIN, 0};
     if (err_open) fds[n++] = {err[0], POLLIN, 0};
     if (stdin_fd >= 0) fds[n++] = {stdin_fd, POLLOUT, 0};
-    if (poll(fds, n, -1) < 0) {
+    int wait_ms = -1;
+    if (options.timeout_seconds > 0) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) {
+        kill(pid, SIGKILL);
+        result.timed_out = true;
+        break;
+      }
+      wait_ms = static_cast<int>(std::min<long long>(left, 1000));
+    }
+    if (poll(fds, n, wait_ms) < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -85,6 +105,9 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
       }
     }
   }
+  if (out_open) close(out[0]);
+  if (err_open) close(err[0]);
+  if (stdin_fd >= 0) close(stdin_fd);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

@@ -13,12 +13,20 @@ struct ProcessResult {
   int exit_code = -1;  // the exit status, or 128 + signal when killed
   std::string out;
   std::string err;
+  bool timed_out = false;  // killed (SIGKILL) after ProcessOptions::timeout_seconds
 };
 
 struct ProcessOptions {
   std::map<std::string, std::optional<std::string>> env;  // set (value) or unset (nullopt)
   std::string stdin_data;
   std::string working_directory;  // "" for the current one
+  // Wall-clock bound: a child still running after this long is killed and the result has
+  // timed_out set (a hang is a failure, not a stuck test). 0: no bound.
+  int timeout_seconds = 0;
+  // Standard output: captured (default), opened on this file instead ("/dev/full"), or
+  // closed in the child.
+  std::string stdout_path;
+  bool close_stdout = false;
 };
 
 ProcessResult run_process(const std::string& program, const std::vector<std::string>& args,

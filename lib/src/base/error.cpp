@@ -28,7 +28,11 @@ ExitStatus exit_status_for(const std::exception& e) noexcept {
   if (dynamic_cast<const RequirementError*>(&e)) return ExitStatus::no_device;
   if (dynamic_cast<const CompileError*>(&e)) return ExitStatus::compile_error;
   if (dynamic_cast<const MemoryError*>(&e)) return ExitStatus::out_of_memory;
-  if (dynamic_cast<const Error*>(&e)) return ExitStatus::cuda_error;
+  // Only a failed driver (or NVRTC) call is a CUDA error: it carries the call's result code.
+  // Anything else of the hierarchy (a file-system failure, a broken invariant) is a failure.
+  if (const auto* error = dynamic_cast<const Error*>(&e); error && error->code() != 0)
+    return ExitStatus::cuda_error;
+  if (dynamic_cast<const LaunchError*>(&e)) return ExitStatus::cuda_error;
   return ExitStatus::failure;
 }
 

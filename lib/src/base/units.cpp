@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 
 namespace cudatool {
 
@@ -29,7 +30,7 @@ std::string format_bytes(std::uint64_t bytes) {
 
 std::uint64_t parse_size(std::string_view text, std::string_view source) {
   auto fail = [&](const std::string& why) -> std::uint64_t {
-    throw UsageError(std::string(source) + " \"" + std::string(text) + "\": " + why);
+    throw UsageError(std::string(source) + " " + quote_input(text) + ": " + why);
   };
   std::size_t i = 0;
   while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.'))
@@ -54,11 +55,11 @@ std::uint64_t parse_size(std::string_view text, std::string_view source) {
       else if (rest == "B")
         multiplier = std::pow(1000.0, power);
       else
-        return fail("unknown unit '" + std::string(text.substr(i)) +
-                    "' (use K, M, G, T, KiB, MB, ...)");
+        return fail("unknown unit " + quote_input(text.substr(i)) +
+                    " (use K, M, G, T, KiB, MB, ...)");
     } else {
-      return fail("unknown unit '" + std::string(text.substr(i)) +
-                  "' (use K, M, G, T, KiB, MB, ...)");
+      return fail("unknown unit " + quote_input(text.substr(i)) +
+                  " (use K, M, G, T, KiB, MB, ...)");
     }
   }
   const double value = std::strtod(number.c_str(), nullptr) * multiplier;

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string_view>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 
 namespace cudatool {
 namespace {
@@ -225,9 +227,16 @@ CubinInfo read_cubin(std::span<const std::uint8_t> image) {
         [](std::uint8_t, std::uint16_t) {});
   }
 
+  // A size or count the file states, as an int: a value above INT_MAX is no real kernel's
+  // (and would turn negative), so the image is malformed (found by fuzz/cubin.cpp).
+  const auto to_int = [](std::uint64_t value, const std::string& what) {
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+      malformed(what + " " + std::to_string(value) + " is out of range");
+    return static_cast<int>(value);
+  };
   int const_size = 0;
   if (auto it = by_name.find(".nv.constant3"); it != by_name.end())
-    const_size = static_cast<int>(it->second->size);
+    const_size = to_int(it->second->size, ".nv.constant3 size");
   const bool reserved_in_window = by_name.count(".nv.shared.reserved.0") != 0;
 
   for (std::size_t i = 0; i < symbols.size(); ++i) {
@@ -237,7 +246,8 @@ CubinInfo read_cubin(std::span<const std::uint8_t> image) {
     k.name = sym.name;
     k.demangled = demangle(sym.name);
     Attributes attributes = by_symbol[static_cast<std::uint32_t>(i)];
-    if (!attributes.regcount) malformed("kernel " + sym.name + " has no EIATTR_REGCOUNT");
+    if (!attributes.regcount)
+      malformed("kernel " + quote_input(sym.name) + " has no EIATTR_REGCOUNT");
     if (auto it = by_name.find(".nv.info." + sym.name); it != by_name.end()) {
       for_each_attribute(
           r.range(it->second->offset, it->second->size),
@@ -249,12 +259,12 @@ CubinInfo read_cubin(std::span<const std::uint8_t> image) {
             if (attribute == kAttrNumBarriers) k.num_barriers = value;
           });
     }
-    k.num_regs = static_cast<int>(*attributes.regcount);
-    k.local_size_bytes = static_cast<int>(attributes.frame_size.value_or(0));
+    k.num_regs = to_int(*attributes.regcount, "EIATTR_REGCOUNT");
+    k.local_size_bytes = to_int(attributes.frame_size.value_or(0), "EIATTR_FRAME_SIZE");
     if (auto it = by_name.find(".nv.shared." + sym.name); it != by_name.end()) {
       std::uint64_t size = it->second->size;
       if (reserved_in_window) size -= std::min<std::uint64_t>(size, kReservedSharedPerBlock);
-      k.shared_size_bytes = static_cast<int>(size);
+      k.shared_size_bytes = to_int(size, ".nv.shared size");
     }
     k.const_size_bytes = const_size;
     std::uint64_t threads = static_cast<std::uint64_t>(register_limited_block_size(k.num_regs));

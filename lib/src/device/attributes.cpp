@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 
 namespace cudatool {
 namespace {
@@ -88,7 +89,7 @@ std::vector<std::string> suggest_attributes(std::string_view name, std::size_t l
 
 const AttributeInfo& attribute_by_name(std::string_view name) {
   if (const AttributeInfo* info = find_attribute(name)) return *info;
-  std::string message = "unknown attribute '" + std::string(name) + "'";
+  std::string message = "unknown attribute " + quote_input(name);
   const auto near = suggest_attributes(name);
   if (!near.empty()) {
     message += " (did you mean: ";

@@ -63,16 +63,24 @@ namespace cudatool {
 Context make_default_context(const std::optional<std::string>& device_flag) {
   const DeviceChoice choice = choose_device(SelectionInputs::from_environment(device_flag));
   if (choice.explicit_choice()) return Context(resolve_device(choice));
-  std::string failures;
+  std::string failures, call = "cuCtxCreate", code_name;
+  int code = 999;  // CUDA_ERROR_UNKNOWN, should no attempt have carried a result
   for (const Device& device : Device::all()) {
     try {
       return Context(device);
     } catch (const Error& e) {
+      if (e.code() != 0) {
+        call = e.call();
+        code = e.code();
+        code_name = e.code_name();
+      }
       failures += (failures.empty() ? "" : "; ") + std::string("device ") +
                   std::to_string(device.ordinal()) + ": " + e.what();
     }
   }
-  throw RuntimeError("no device accepted a context (" + failures + ")");
+  // Every attempt was a driver call that failed: a CUDA error, with the last result.
+  throw RuntimeError(call, code, code_name.empty() ? "CUDA_ERROR_UNKNOWN" : code_name,
+                     "no device accepted a context: " + failures);
 }
 
 }  // namespace cudatool

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/driver/driver.hpp"
 #include "cudatool/driver/driver_release.hpp"
@@ -87,8 +88,8 @@ RequirementReport check_requirements(const std::vector<DeviceInfo>& devices,
 
 ComputeCapability parse_compute_capability(std::string_view text, std::string_view source) {
   auto fail = [&]() -> ComputeCapability {
-    throw UsageError(std::string(source) + " \"" + std::string(text) +
-                     "\": expected a compute capability such as 8.0, 9.0 or sm_90");
+    throw UsageError(std::string(source) + " " + quote_input(text) +
+                     ": expected a compute capability such as 8.0, 9.0 or sm_90");
   };
   auto number = [&](std::string_view digits) {
     int value = -1;

@@ -6,11 +6,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/file_io.hpp"
+#include "cudatool/base/text.hpp"
 
 namespace cudatool {
 namespace {
@@ -61,7 +61,7 @@ bool looks_like_uuid(std::string_view s) {
 }
 
 std::string quote_value(std::string_view text) {
-  return "\"" + std::string(text) + "\"";
+  return quote_input(text);
 }
 
 }  // namespace
@@ -114,20 +114,14 @@ DeviceChoice choose_device(const SelectionInputs& inputs) {
       const std::string path = inputs.home + "/" + name;
       const std::string shown = std::string("~/") + name;
       std::error_code ec;
-      if (!std::filesystem::exists(path, ec)) continue;
-      if (std::filesystem::is_directory(path, ec))
-        throw UsageError(shown + " (" + path + ") cannot be read: it is a directory");
-      std::ifstream file(path);
-      if (!file)
-        throw UsageError(shown + " (" + path + ") cannot be read: " + std::strerror(errno));
-      std::stringstream content;
-      content << file.rdbuf();
-      if (file.bad()) throw UsageError(shown + " (" + path + ") cannot be read");
-      if (trim(content.str()).empty()) {
-        throw UsageError(shown + " (" + path +
-                         ") is empty: expected a device ordinal, PCI bus id or UUID");
-      }
-      return {parse_device_spec(content.str(), shown), shown};
+      if (!std::filesystem::exists(std::filesystem::symlink_status(path, ec))) continue;
+      // One small file, read without blocking: a FIFO, a device or a directory is refused,
+      // /dev/zero or a huge file stops at kMaxConfigFileBytes.
+      const std::string content = read_input_file(path, shown, kMaxConfigFileBytes);
+      if (trim(content).empty())
+        throw UsageError(shown + " " + quote_input(path) +
+                         " is empty: expected a device ordinal, PCI bus id or UUID");
+      return {parse_device_spec(content, shown), shown};
     }
   }
   DeviceSpec spec;

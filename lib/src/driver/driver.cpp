@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "cudatool/base/text.hpp"
 #include "cudatool/driver/dynamic_library.hpp"
 
 namespace cudatool::driver {
@@ -18,7 +19,7 @@ struct Loaded {
 std::string describe_visible_devices() {
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
   if (visible == nullptr) return "";
-  return std::string(" (CUDA_VISIBLE_DEVICES=\"") + visible + "\")";
+  return " (CUDA_VISIBLE_DEVICES=" + quote_input(visible) + ")";
 }
 
 Loaded load() {
@@ -30,7 +31,7 @@ Loaded load() {
     loaded.library = DynamicLibrary::open_first({candidate}, "CUDA driver not found");
   } catch (const LibraryNotFoundError& e) {
     // Keep the soname in the message: it is what a user searches for.
-    throw LibraryNotFoundError(std::string("CUDA driver not found (") + candidate +
+    throw LibraryNotFoundError(std::string("CUDA driver not found (") + printable(candidate) +
                                    "): " + std::string(e.what()).substr(23),
                                "libcuda.so.1");
   }

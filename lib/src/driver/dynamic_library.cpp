@@ -1,10 +1,12 @@
 #include "cudatool/driver/dynamic_library.hpp"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <utility>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 
 namespace cudatool {
 
@@ -12,6 +14,16 @@ DynamicLibrary DynamicLibrary::open_first(const std::vector<std::string>& candid
                                           const std::string& what) {
   std::string reasons;
   for (const auto& candidate : candidates) {
+    // A path (CUDATOOL_LIBCUDA=...) must name a regular file: dlopen on a FIFO would wait
+    // for a writer forever, on /dev/zero read without end.
+    if (candidate.find('/') != std::string::npos) {
+      struct stat st {};
+      if (::stat(candidate.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+        if (!reasons.empty()) reasons += "; ";
+        reasons += quote_input(candidate) + ": not a regular file";
+        continue;
+      }
+    }
     if (void* handle = ::dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)) {
       DynamicLibrary lib;
       lib.handle_ = handle;
@@ -20,7 +32,7 @@ DynamicLibrary DynamicLibrary::open_first(const std::vector<std::string>& candid
     }
     const char* message = ::dlerror();
     if (!reasons.empty()) reasons += "; ";
-    reasons += message ? message : candidate + ": cannot open";
+    reasons += message ? printable(message, 300) : quote_input(candidate) + ": cannot open";
   }
   throw LibraryNotFoundError(what + ": " + reasons, what);
 }

@@ -128,7 +128,8 @@ void check(nvrtcResult result, const char* call) {
     if (const char* text = api().nvrtcGetErrorString(result)) message = text;
   } catch (const Error&) {
   }
-  throw RuntimeError(std::string(call) + " failed: " + message);
+  // A failed NVRTC call carries its result, as a driver call does (exit 5).
+  throw RuntimeError(call, static_cast<int>(result), message, "");
 }
 
 std::vector<int> supported_archs() {

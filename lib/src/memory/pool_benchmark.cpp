@@ -12,9 +12,11 @@
 #include <fstream>
 #include <limits>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/driver/driver.hpp"
 #include "cudatool/memory/allocators.hpp"
@@ -34,8 +36,8 @@ E parse_name(std::string_view text, std::string_view source, std::string_view wh
     if (name(v) == text) return v;
     all += (all.empty() ? "" : ", ") + std::string(name(v));
   }
-  throw UsageError(std::string(source) + ": unknown " + std::string(what) + " '" +
-                   std::string(text) + "' (" + std::string(what) + "s: " + all + ")");
+  throw UsageError(std::string(source) + ": unknown " + std::string(what) + " " +
+                   quote_input(text) + " (" + std::string(what) + "s: " + all + ")");
 }
 
 }  // namespace
@@ -116,8 +118,8 @@ unsigned parse_host_alloc_flags(std::string_view text, std::string_view source) 
     else if (item == "writecombined")
       flags |= CU_MEMHOSTALLOC_WRITECOMBINED;
     else
-      throw UsageError(std::string(source) + ": unknown flag '" + std::string(item) +
-                       "' (flags: portable, devicemap, writecombined, or none)");
+      throw UsageError(std::string(source) + ": unknown flag " + quote_input(item) +
+                       " (flags: portable, devicemap, writecombined, or none)");
     start = comma + 1;
   }
   return flags;
@@ -702,19 +704,33 @@ void run_subject(const Subject& subject, const Config& c, const std::vector<Work
   std::vector<ThreadOutput> outputs(c.threads);
   std::vector<std::thread> threads;
   threads.reserve(c.threads);
+  std::string start_failure;
   for (unsigned t = 0; t < c.threads; ++t) {
-    threads.emplace_back([&, t] {
-      try {
-        auto local = subject.local();
-        run_thread(local, workloads[t], shared, outputs[t], t == 0);
-      } catch (...) {
-        outputs[t].error = std::current_exception();
-        shared.stop.store(true);
-        shared.gate.fail();
-      }
-    });
+    try {
+      threads.emplace_back([&, t] {
+        try {
+          auto local = subject.local();
+          run_thread(local, workloads[t], shared, outputs[t], t == 0);
+        } catch (...) {
+          outputs[t].error = std::current_exception();
+          shared.stop.store(true);
+          shared.gate.fail();
+        }
+      });
+    } catch (const std::system_error& e) {
+      // No thread (a process limit, RLIMIT_NPROC): stop the ones started, which wait at
+      // the gate or run, and join them before reporting; a joinable std::thread must
+      // never be destroyed.
+      start_failure = "bench-pool: cannot start thread " + std::to_string(t + 1) + " of " +
+                      std::to_string(c.threads) + ": " + e.what() +
+                      " (a limit on processes or threads; try fewer --threads)";
+      shared.stop.store(true);
+      shared.gate.fail();
+      break;
+    }
   }
   for (auto& th : threads) th.join();
+  if (!start_failure.empty()) throw RuntimeError(start_failure);
   for (auto& o : outputs)
     if (o.error) std::rethrow_exception(o.error);
 

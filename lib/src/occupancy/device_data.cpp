@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 
 namespace cudatool {
 namespace {
@@ -231,11 +232,11 @@ const DeviceProperties* lookup_architecture(std::string_view text) {
 ComputeCapability parse_architecture(std::string_view text) {
   const auto cc = architecture_name_to_compute_capability(text);
   if (!cc)
-    throw UsageError("unknown architecture \"" + std::string(text) +
-                     "\": expected sm_XX, compute_XX or X.Y (known: " + known_list() + ")");
+    throw UsageError("unknown architecture " + quote_input(text) +
+                     ": expected sm_XX, compute_XX or X.Y (known: " + known_list() + ")");
   const DeviceProperties* row = find_architecture(*cc);
   if (!row)
-    throw UsageError("architecture \"" + std::string(text) + "\" (compute capability " + cc->str() +
+    throw UsageError("architecture " + quote_input(text) + " (compute capability " + cc->str() +
                      ") is not in cudatool's table (known: " + known_list() + ")");
   return row->compute_capability;
 }

@@ -29,8 +29,9 @@ cudaOccDeviceProp occ_device(const DeviceProperties& p) {
   prop.warpSize = p.warp_size;
   prop.sharedMemPerBlock = p.shared_memory_per_block;
   prop.sharedMemPerMultiprocessor = p.shared_memory_per_multiprocessor;
-  // Only the minimum grid size depends on it; the calculator insists on a positive one.
-  prop.numSms = p.sm_count.value_or(1);
+  // Only the minimum grid size depends on it, and the calculator multiplies it in int
+  // arithmetic: one SM here, and suggest_block_size multiplies in 64 bits itself.
+  prop.numSms = 1;
   prop.sharedMemPerBlockOptin = p.shared_memory_per_block_optin;
   prop.reservedSharedMemPerBlock = p.reserved_shared_memory_per_block;
   return prop;
@@ -294,7 +295,7 @@ BlockSizeSuggestion suggest_block_size(const DeviceData& devdata, std::size_t sh
   const cudaOccDeviceProp prop = occ_device(p);
   const cudaOccFuncAttributes attributes = occ_function(p, shared_mem, registers, block_barriers);
   const cudaOccDeviceState state;
-  int min_grid_size = 0, block_size = 0;
+  int min_grid_size = 0, block_size = 0;  // min_grid_size: for one SM, unused
   const cudaOccError status = cudaOccMaxPotentialOccupancyBlockSize(
       &min_grid_size, &block_size, &prop, &attributes, &state, shared_mem);
   if (status != CUDA_OCC_SUCCESS) calculator_failed(p, status);
@@ -305,7 +306,7 @@ BlockSizeSuggestion suggest_block_size(const DeviceData& devdata, std::size_t sh
   const OccupancyRecord best(devdata, block_size, shared_mem, registers, block_barriers);
   suggestion.tb_per_mp = best.tb_per_mp;
   suggestion.occupancy = best.occupancy;
-  if (p.sm_count) suggestion.min_grid_size = min_grid_size;
+  if (p.sm_count) suggestion.min_grid_size = std::int64_t{best.tb_per_mp} * *p.sm_count;
   const long long best_threads = static_cast<long long>(block_size) * best.tb_per_mp;
   suggestion.smallest_block_size = block_size;
   // The calculator tries multiples of the warp size only; so does this.
@@ -341,7 +342,7 @@ BlockSizeSuggestion suggest_block_size(const DeviceData& devdata, const Occupanc
     if (static_cast<long long>(record.threads) * record.tb_per_mp == best_resident)
       suggestion.smallest_block_size = std::min(suggestion.smallest_block_size, record.threads);
   if (const auto sms = devdata.properties().sm_count)
-    suggestion.min_grid_size = best->tb_per_mp * *sms;
+    suggestion.min_grid_size = std::int64_t{best->tb_per_mp} * *sms;
   return suggestion;
 }
 

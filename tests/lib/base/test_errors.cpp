@@ -16,7 +16,15 @@ TEST(ExitStatus, MapsEachErrorClassToItsCode) {
       ExitStatus::out_of_memory);
   EXPECT_EQ(exit_status_for(LaunchError("cuLaunchKernel", 719, "CUDA_ERROR_LAUNCH_FAILED", "")),
             ExitStatus::cuda_error);
-  EXPECT_EQ(exit_status_for(LogicError("x")), ExitStatus::cuda_error);
+  // Only a driver call's failure (it carries a CUresult) is a CUDA error (issue 13).
+  EXPECT_EQ(exit_status_for(LogicError("x")), ExitStatus::failure);
+  EXPECT_EQ(exit_status_for(RuntimeError("cannot write /x: No space left on device")),
+            ExitStatus::failure);
+  EXPECT_EQ(exit_status_for(Error("cuda_occupancy.h cannot compute")), ExitStatus::failure);
+  EXPECT_EQ(exit_status_for(RuntimeError("cuCtxCreate", 999, "CUDA_ERROR_UNKNOWN", "")),
+            ExitStatus::cuda_error);
+  EXPECT_EQ(exit_status_for(LogicError("cuCtxSetCurrent", 201, "CUDA_ERROR_INVALID_CONTEXT", "")),
+            ExitStatus::cuda_error);
   EXPECT_EQ(exit_status_for(std::runtime_error("x")), ExitStatus::failure);
 }
 

@@ -102,7 +102,7 @@ TEST(AttributeTable, UnknownNameSuggestsNearNames) {
     attribute_by_name("multiprocesor_count");
     FAIL() << "no error";
   } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown attribute 'multiprocesor_count'"),
+    EXPECT_NE(std::string(e.what()).find("unknown attribute \"multiprocesor_count\""),
               std::string::npos);
     EXPECT_NE(std::string(e.what()).find("multiprocessor_count"), std::string::npos);
   }

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -100,8 +101,28 @@ TEST(DeviceChoice, BadHomeFilesAreUsageErrors) {
             std::string::npos);
   fs::remove(home.path / ".cuda-device");
   fs::create_directory(home.path / ".cuda-device");
-  EXPECT_NE(error_of({std::nullopt, std::nullopt, home.path.string()}).find("cannot be read"),
+  EXPECT_NE(error_of({std::nullopt, std::nullopt, home.path.string()}).find("is a directory"),
             std::string::npos);
+  // Files that are not what they seem are refused at once (issue 13): a FIFO would block a
+  // reader, /dev/zero never ends, a huge file would be echoed whole.
+  fs::remove(home.path / ".cuda-device");
+  ASSERT_EQ(::mkfifo((home.path / ".cuda-device").c_str(), 0600), 0);
+  EXPECT_NE(error_of({std::nullopt, std::nullopt, home.path.string()}).find("is a FIFO"),
+            std::string::npos);
+  fs::remove(home.path / ".cuda-device");
+  fs::create_symlink("/dev/zero", home.path / ".cuda-device");
+  EXPECT_NE(error_of({std::nullopt, std::nullopt, home.path.string()}).find("character device"),
+            std::string::npos);
+  fs::remove(home.path / ".cuda-device");
+  home.write(".cuda-device", std::string(1 << 20, '1'));
+  const std::string big = error_of({std::nullopt, std::nullopt, home.path.string()});
+  EXPECT_NE(big.find("larger than 4096 bytes"), std::string::npos) << big.substr(0, 200);
+  EXPECT_LT(big.size(), 300u);
+  fs::remove(home.path / ".cuda-device");
+  home.write(".cuda-device", "\x1b[2J1");
+  const std::string escape = error_of({std::nullopt, std::nullopt, home.path.string()});
+  EXPECT_EQ(escape.find('\x1b'), std::string::npos) << escape;
+  EXPECT_NE(escape.find("\\x1b[2J1"), std::string::npos) << escape;
 }
 
 TEST(DeviceChoice, MalformedEnvironmentNamesTheVariable) {

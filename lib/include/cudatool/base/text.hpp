@@ -1,0 +1,24 @@
+// Text that came from outside (arguments, environment variables, file contents) made safe
+// to show: the one helper every message that echoes input uses.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace cudatool {
+
+// The longest value a message echoes, in bytes of the input; the rest is cut and replaced
+// by "...".
+inline constexpr std::size_t kMaxEchoedValue = 80;
+
+// `text` with every control character (below 0x20, and 0x7f) and every byte that is not
+// part of valid UTF-8 written as an escape (\n, \t, \x1b, \xff), cut after `max_bytes`
+// bytes of the input with "..." appended. The result is valid UTF-8 on one line.
+std::string printable(std::string_view text, std::size_t max_bytes = kMaxEchoedValue);
+
+// printable(text) in double quotes: `"sm_\x1b[31m"`. What every message uses to echo a value (not
+// std::quoted).
+std::string quote_input(std::string_view text, std::size_t max_bytes = kMaxEchoedValue);
+
+}  // namespace cudatool

@@ -1,0 +1,89 @@
+#include "cudatool/base/text.hpp"
+
+#include <cstdint>
+
+namespace cudatool {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at text[i], or 0 when the byte there does
+// not start one (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(text[k]); };
+  const std::uint8_t b0 = byte(i);
+  if (b0 < 0x80) return 1;
+  std::size_t length = 0;
+  std::uint8_t low = 0x80, high = 0xBF;  // the range of the second byte
+  if (b0 >= 0xC2 && b0 <= 0xDF) {
+    length = 2;
+  } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+    length = 3;
+    if (b0 == 0xE0) low = 0xA0;
+    if (b0 == 0xED) high = 0x9F;
+  } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+    length = 4;
+    if (b0 == 0xF0) low = 0x90;
+    if (b0 == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + length > text.size()) return 0;
+  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (std::size_t k = 2; k < length; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return length;
+}
+
+void append_escape(std::string& out, std::uint8_t b) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  switch (b) {
+    case '\n':
+      out += "\\n";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    default:
+      out += "\\x";
+      out += kHex[b >> 4];
+      out += kHex[b & 15];
+  }
+}
+
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t max_bytes) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (i >= max_bytes) {
+      out += "...";
+      break;
+    }
+    const auto b = static_cast<std::uint8_t>(text[i]);
+    const std::size_t length = utf8_sequence(text, i);
+    if (length == 0 || b < 0x20 || b == 0x7f) {
+      append_escape(out, b);
+      ++i;
+      continue;
+    }
+    // C1 control characters (U+0080..U+009F) act on terminals too.
+    if (length == 2 && b == 0xC2 && static_cast<std::uint8_t>(text[i + 1]) < 0xA0) {
+      append_escape(out, b);
+      append_escape(out, static_cast<std::uint8_t>(text[i + 1]));
+      i += 2;
+      continue;
+    }
+    out.append(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
+std::string quote_input(std::string_view text, std::size_t max_bytes) {
+  return "\"" + printable(text, max_bytes) + "\"";
+}
+
+}  // namespace cudatool

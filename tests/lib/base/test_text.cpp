@@ -1,0 +1,41 @@
+// Echoed input made printable (issue 13, 13).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cudatool/base/text.hpp"
+
+namespace cudatool {
+namespace {
+
+TEST(Text, PlainTextAndUtf8AreKept) {
+  EXPECT_EQ(printable("sm_90"), "sm_90");
+  EXPECT_EQ(printable("caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80"),
+            "caf\xc3\xa9 \xe2\x86\x92 \xf0\x9f\x98\x80");
+  EXPECT_EQ(quote_input("0"), "\"0\"");
+}
+
+TEST(Text, ControlCharactersAndBadBytesAreEscaped) {
+  EXPECT_EQ(printable("a\nb\tc\rd"), "a\\nb\\tc\\rd");
+  EXPECT_EQ(printable("\x1b[31mred\x07"), "\\x1b[31mred\\x07");
+  EXPECT_EQ(printable(std::string("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(printable("\x7f"), "\\x7f");
+  EXPECT_EQ(printable("caf\xe9"), "caf\\xe9");                       // Latin-1
+  EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf");                    // overlong
+  EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a surrogate
+  EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
+  EXPECT_EQ(printable("\xe2\x82"), "\\xe2\\x82");                    // cut short
+  EXPECT_EQ(printable("\xc2\x9b"
+                      "31m"),
+            "\\xc2\\x9b31m");  // C1 CSI
+}
+
+TEST(Text, LongValuesAreCut) {
+  const std::string shown = printable(std::string(1 << 20, '7'));
+  EXPECT_EQ(shown, std::string(kMaxEchoedValue, '7') + "...");
+  EXPECT_EQ(printable("abcdef", 3), "abc...");
+  EXPECT_EQ(printable("abc", 3), "abc");
+}
+
+}  // namespace
+}  // namespace cudatool
