@@ -8,9 +8,14 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev \
-  libbenchmark-dev >/dev/null
+  libbenchmark-dev libzstd-dev liblz4-dev pkg-config >/dev/null
 cuda=${CUDA_HOME:-/usr/local/cuda}
 if [ ! -f "$cuda/include/cuda.h" ]; then
   echo "install-deps.sh: the CUDA toolkit is not at $cuda (set CUDA_HOME): cudatool needs its headers" >&2
   exit 1
+fi
+# cuobjdump, for the tests that compare `cudatool kernels` with it (they skip without it).
+# NVIDIA's PyPI package; 13.0 is not published there, 13.2 reads CUDA 13.0's binaries.
+if ! command -v cuobjdump >/dev/null && ! [ -x "$cuda/bin/cuobjdump" ] && command -v pip >/dev/null; then
+  pip install -q 'nvidia-cuda-cuobjdump==13.2.*' >/dev/null 2>&1 || echo "install-deps.sh: cuobjdump from pip failed (the cuobjdump comparisons will skip)" >&2
 fi

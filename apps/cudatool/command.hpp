@@ -33,5 +33,6 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global);
 Command add_compile(CLI::App& root, GlobalOptions& global);
 Command add_bench_pool(CLI::App& root, GlobalOptions& global);
 Command add_completion(CLI::App& root, GlobalOptions& global);
+Command add_kernels(CLI::App& root, GlobalOptions& global);
 
 }  // namespace cudatool::app
