@@ -113,10 +113,10 @@ int register_limited_block_size(int num_regs) {
 }
 
 CubinInfo read_cubin(std::span<const std::uint8_t> image) {
-  return read_cubin(ByteReader(image, ""));
+  return read_cubin_image(ByteReader(image, ""));
 }
 
-CubinInfo read_cubin(const ByteReader& r) {
+CubinInfo read_cubin_image(const ByteReader& r) {
   if (r.size() < 64 || !ElfFile::is_elf(r.all())) malformed(r, "no ELF header");
   std::optional<ElfFile> parsed;
   try {
@@ -221,8 +221,9 @@ CubinInfo read_cubin(const ByteReader& r) {
                                  });
     }
     k.num_regs = clamp_int(*regs);
-    k.local_size_bytes =
-        clamp_int(attributes.min_stack_size.value_or(attributes.frame_size.value_or(0)));
+    // A relocatable (-dc) CUBIN has no stack size yet: the device linker computes it.
+    k.local_size_bytes = clamp_int(attributes.min_stack_size.value_or(
+        elf.type() == 1 ? 0 : attributes.frame_size.value_or(0)));
     key = ".nv.shared." + k.name;
     if (const ElfSection* s = find(key)) {
       std::uint64_t size = s->size;

@@ -19,6 +19,7 @@ ElfFile::ElfFile(ByteReader reader) : reader_(std::move(reader)) {
   if (ident[4] != 2) r.fail(4, "not a 64-bit ELF file (ELFCLASS " + std::to_string(ident[4]) + ")");
   if (ident[5] != 1) r.fail(5, "not a little-endian ELF file");
   abi_version_ = ident[8];
+  type_ = r.u16(16, "e_type");
   machine_ = r.u16(18, "e_machine");
   flags_ = r.u32(48, "e_flags");
   const std::uint64_t shoff = r.u64(40, "e_shoff");

@@ -130,8 +130,8 @@ class Scanner {
       const auto contents = entry_contents(job.entry, job.source, buffer);
       if (job.mapped) job.mapped->release(job.entry.payload);
       const CubinInfo info =
-          read_cubin(ByteReader(contents, job.source + " (" + job.entry.arch + " image at " +
-                                              hex(job.entry.offset) + ")"));
+          read_cubin_image(ByteReader(contents, job.source + " (" + job.entry.arch + " image at " +
+                                                    hex(job.entry.offset) + ")"));
       out.kernels.reserve(info.kernels.size());
       for (std::size_t k = 0; k < info.kernels.size(); ++k)
         out.kernels.push_back({job.image, info.kernels[k], info.bounds[k]});

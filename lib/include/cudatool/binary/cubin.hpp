@@ -5,7 +5,8 @@
 //   num_regs               EIATTR_REGCOUNT, or for a kernel without it (hand-written SASS)
 //                          the top byte of its .text.<kernel> section's sh_info
 //   local_size_bytes       EIATTR_MIN_STACK_SIZE in .nv.info (0x12), the per-thread stack
-//                          the driver reserves; EIATTR_FRAME_SIZE (0x11) where it is absent
+//                          the driver reserves; EIATTR_FRAME_SIZE (0x11) where it is absent,
+//                          0 in a relocatable (-dc) CUBIN, whose stack the linker sizes
 //   shared_size_bytes      the size of .nv.shared.<kernel>, less the 1 KiB block-reserved
 //                          area that sm_90+ CUBINs lay out at the start of that section
 //                          (they carry .nv.shared.reserved.0); static shared memory only
@@ -69,7 +70,7 @@ struct CubinInfo {
 // Throws UsageError("not a CUBIN: ...") for anything that is not a well-formed CUDA ELF64.
 CubinInfo read_cubin(std::span<const std::uint8_t> image);
 // The same, with errors naming the reader's source and offsets.
-CubinInfo read_cubin(const ByteReader& image);
+CubinInfo read_cubin_image(const ByteReader& image);
 
 // Calls fn(attribute, format, value, payload) for every record of a .nv.info section:
 // EIFMT_SVAL (4) records carry a payload, the others a value in the header. Throws through

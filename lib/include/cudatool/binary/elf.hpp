@@ -47,6 +47,7 @@ class ElfFile {
   explicit ElfFile(ByteReader reader);
 
   const ByteReader& reader() const { return reader_; }
+  std::uint16_t type() const { return type_; }  // e_type: 1 ET_REL, 2 ET_EXEC, 3 ET_DYN
   std::uint16_t machine() const { return machine_; }
   std::uint8_t abi_version() const { return abi_version_; }
   std::uint32_t flags() const { return flags_; }
@@ -60,6 +61,7 @@ class ElfFile {
 
  private:
   ByteReader reader_;
+  std::uint16_t type_ = 0;
   std::uint16_t machine_ = 0;
   std::uint8_t abi_version_ = 0;
   std::uint32_t flags_ = 0;
