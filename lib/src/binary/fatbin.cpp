@@ -138,8 +138,16 @@ std::uint64_t decompression_cap(std::uint64_t compressed) {
   return compressed * 30 + k128MiB;
 }
 
-std::span<const std::uint8_t> entry_contents(const FatbinEntry& e, const std::string& source,
-                                             std::vector<std::uint8_t>& buffer) {
+Decompressor::Decompressor() : zstd_(ZSTD_createDCtx()) {
+  if (zstd_ == nullptr) throw std::bad_alloc();
+}
+
+Decompressor::~Decompressor() {
+  ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
+}
+
+std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
+                                                     const std::string& source) {
   if (e.compression == FatbinCompression::none) return e.payload;
   const auto where = [&] {
     return source + ": " + e.arch + " entry at offset " + hex(e.offset) + ": ";
@@ -151,7 +159,13 @@ std::span<const std::uint8_t> entry_contents(const FatbinEntry& e, const std::st
     throw UsageError(where() + "declared decompressed size " + std::to_string(e.decompressed_size) +
                      " is more than 30 x the " + std::to_string(e.payload.size()) +
                      " compressed bytes + 128 MiB: refused (a decompression bomb?)");
-  buffer.resize(static_cast<std::size_t>(e.decompressed_size));
+  const auto size = static_cast<std::size_t>(e.decompressed_size);
+  if (size > capacity_) {
+    buffer_.reset();
+    buffer_ = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+    capacity_ = size;
+  }
+  std::uint8_t* const out = buffer_.get();
   if (e.compression == FatbinCompression::zstd) {
     const unsigned long long frame = ZSTD_getFrameContentSize(e.payload.data(), e.payload.size());
     if (frame == ZSTD_CONTENTSIZE_ERROR)
@@ -159,8 +173,8 @@ std::span<const std::uint8_t> entry_contents(const FatbinEntry& e, const std::st
     if (frame != ZSTD_CONTENTSIZE_UNKNOWN && frame != e.decompressed_size)
       throw UsageError(where() + "zstd frame declares " + std::to_string(frame) +
                        " bytes, the entry " + std::to_string(e.decompressed_size));
-    const std::size_t n =
-        ZSTD_decompress(buffer.data(), buffer.size(), e.payload.data(), e.payload.size());
+    const std::size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(zstd_), out, size,
+                                              e.payload.data(), e.payload.size());
     if (ZSTD_isError(n))
       throw UsageError(where() + "corrupt zstd data (" + ZSTD_getErrorName(n) + ")");
     if (n != e.decompressed_size)
@@ -170,14 +184,14 @@ std::span<const std::uint8_t> entry_contents(const FatbinEntry& e, const std::st
     if (e.payload.size() > 0x7fffffffu || e.decompressed_size > 0x7fffffffu)
       throw UsageError(where() + "LZ4 entry larger than 2 GiB");
     const int n = LZ4_decompress_safe(
-        reinterpret_cast<const char*>(e.payload.data()), reinterpret_cast<char*>(buffer.data()),
-        static_cast<int>(e.payload.size()), static_cast<int>(buffer.size()));
+        reinterpret_cast<const char*>(e.payload.data()), reinterpret_cast<char*>(out),
+        static_cast<int>(e.payload.size()), static_cast<int>(size));
     if (n < 0) throw UsageError(where() + "corrupt LZ4 data");
     if (static_cast<std::uint64_t>(n) != e.decompressed_size)
       throw UsageError(where() + "LZ4 data decompressed to " + std::to_string(n) +
                        " bytes, the entry declares " + std::to_string(e.decompressed_size));
   }
-  return std::span<const std::uint8_t>(buffer.data(), buffer.size());
+  return std::span<const std::uint8_t>(out, size);
 }
 
 }  // namespace cudatool

@@ -85,11 +85,11 @@ class Scanner {
     });
     std::atomic<std::size_t> next{0}, done{0};
     const auto work = [&] {
-      std::vector<std::uint8_t> buffer;
+      Decompressor decompressor;
       for (;;) {
         const std::size_t n = next.fetch_add(1, std::memory_order_relaxed);
         if (n >= order.size()) break;
-        run_job(jobs_[order[n]], slots[order[n]], buffer);
+        run_job(jobs_[order[n]], slots[order[n]], decompressor);
         done.fetch_add(1, std::memory_order_relaxed);
       }
     };
@@ -125,9 +125,9 @@ class Scanner {
   }
 
  private:
-  static void run_job(const Job& job, JobResult& out, std::vector<std::uint8_t>& buffer) {
+  static void run_job(const Job& job, JobResult& out, Decompressor& decompressor) {
     try {
-      const auto contents = entry_contents(job.entry, job.source, buffer);
+      const auto contents = decompressor.contents(job.entry, job.source);
       if (job.mapped) job.mapped->release(job.entry.payload);
       const CubinInfo info =
           read_cubin_image(ByteReader(contents, job.source + " (" + job.entry.arch + " image at " +

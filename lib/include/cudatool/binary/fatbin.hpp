@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -64,11 +65,26 @@ std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::ui
 // 128 MiB (a declared size above it is refused before anything is allocated).
 std::uint64_t decompression_cap(std::uint64_t compressed);
 
-// The entry's contents: the payload itself when stored plain; otherwise decompressed into
-// `buffer` (resized to exactly the declared size) with libzstd or liblz4. Throws
-// UsageError naming `source`, the entry and what is wrong: a declared size over the cap,
-// corrupt data, a size that does not match.
-std::span<const std::uint8_t> entry_contents(const FatbinEntry& entry, const std::string& source,
-                                             std::vector<std::uint8_t>& buffer);
+// What one thread reuses from entry to entry: the output buffer (grown, never zero-filled)
+// and a zstd decompression context.
+class Decompressor {
+ public:
+  Decompressor();
+  ~Decompressor();
+  Decompressor(const Decompressor&) = delete;
+  Decompressor& operator=(const Decompressor&) = delete;
+
+  // The entry's contents: the payload itself when stored plain; otherwise decompressed
+  // into the buffer (valid until the next call) with libzstd or liblz4. Throws UsageError
+  // naming `source`, the entry and what is wrong: a declared size over the cap, corrupt
+  // data, a size that does not match.
+  std::span<const std::uint8_t> contents(const FatbinEntry& entry, const std::string& source);
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  std::unique_ptr<std::uint8_t[]> buffer_;
+  std::size_t capacity_ = 0;
+  void* zstd_ = nullptr;  // ZSTD_DCtx
+};
 
 }  // namespace cudatool
