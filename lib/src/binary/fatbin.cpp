@@ -183,9 +183,9 @@ std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
   } else {
     if (e.payload.size() > 0x7fffffffu || e.decompressed_size > 0x7fffffffu)
       throw UsageError(where() + "LZ4 entry larger than 2 GiB");
-    const int n = LZ4_decompress_safe(
-        reinterpret_cast<const char*>(e.payload.data()), reinterpret_cast<char*>(out),
-        static_cast<int>(e.payload.size()), static_cast<int>(size));
+    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(e.payload.data()),
+                                      reinterpret_cast<char*>(out),
+                                      static_cast<int>(e.payload.size()), static_cast<int>(size));
     if (n < 0) throw UsageError(where() + "corrupt LZ4 data");
     if (static_cast<std::uint64_t>(n) != e.decompressed_size)
       throw UsageError(where() + "LZ4 data decompressed to " + std::to_string(n) +

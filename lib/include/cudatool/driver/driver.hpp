@@ -68,6 +68,7 @@
   X(cuModuleGetFunctionCount)                             \
   X(cuModuleEnumerateFunctions)                           \
   X(cuFuncGetName)                                        \
+  X(cuFuncLoad)                                           \
   X(cuFuncGetAttribute)                                   \
   X(cuFuncSetAttribute)                                   \
   X(cuLaunchKernel)                                       \
