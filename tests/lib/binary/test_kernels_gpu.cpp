@@ -82,35 +82,34 @@ TEST_F(KernelsGpu, EverySm90KernelOfAToolkitLibraryMatchesTheDriver) {
     driver::checked("cuModuleGetFunctionCount", api.cuModuleGetFunctionCount, &count,
                     module.handle());
     std::vector<CUfunction> functions(count);
-    driver::checked("cuModuleEnumerateFunctions", api.cuModuleEnumerateFunctions, functions.data(),
-                    count, module.handle());
-    // The enumeration lists every function, device functions too; those cannot be loaded
-    // (CUDA_ERROR_NOT_FOUND) and are not kernels. Every kernel must load.
+    if (count > 0)  // an empty array is CUDA_ERROR_INVALID_VALUE
+      driver::checked("cuModuleEnumerateFunctions", api.cuModuleEnumerateFunctions,
+                      functions.data(), count, module.handle());
+    // The enumeration lists every function, device functions too. A kernel is what
+    // cuModuleGetFunction finds by name (which loads it); cuFuncLoad is called on each
+    // enumerated function as well (on the H100 with driver 580 it answered
+    // CUDA_ERROR_NOT_FOUND for kernels of cuSPARSE, so its failure is not a difference).
     std::map<std::string, CUfunction> loaded;
-    std::map<std::string, CUresult> failed;
     for (CUfunction f : functions) {
       const char* name = nullptr;
       driver::checked("cuFuncGetName", api.cuFuncGetName, &name, f);
-      const CUresult result = driver::unchecked("cuFuncLoad", api.cuFuncLoad, f);
-      if (result == CUDA_SUCCESS)
-        loaded[name] = f;
-      else
-        failed[name] = result;
+      (void)driver::unchecked("cuFuncLoad", api.cuFuncLoad, f);
+      CUfunction kernel = nullptr;
+      if (driver::unchecked("cuModuleGetFunction", api.cuModuleGetFunction, &kernel,
+                            module.handle(), name) == CUDA_SUCCESS)
+        loaded[name] = kernel;
     }
     const auto& offline = by_image[i];
     std::set<std::string> offline_names;
     for (const ScannedKernel* k : offline) offline_names.insert(k->resources.name);
     for (const auto& [name, f] : loaded)
       if (!offline_names.count(name))
-        report(name + ": the driver loads it, offline lists no such kernel");
+        report(name + ": a kernel to the driver, offline lists no such kernel");
     for (const ScannedKernel* k : offline) {
       const KernelResources& r = k->resources;
       const auto it = loaded.find(r.name);
       if (it == loaded.end()) {
-        const auto f = failed.find(r.name);
-        report(r.name + (f == failed.end() ? ": not among the module's functions"
-                                           : ": cuFuncLoad failed with " +
-                                                 std::to_string(static_cast<int>(f->second))));
+        report(r.name + ": not a kernel the driver finds in the module");
         continue;
       }
       ++kernels;
