@@ -25,9 +25,10 @@ order=(cudatool_all cuobjdump_all cudatool_sm90 cuobjdump_sm90)
 for ((r = 0; r < rounds; ++r)); do
   for name in "${order[@]}"; do
     /usr/bin/time -v ${commands[$name]} >/dev/null 2>"$tmp/time"
-    awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = t[n] + (n > 1 ? 60 * t[n-1] : 0); printf "%s ", s }
-                /User time/ { u = $2 } /System time/ { printf "%s ", u + $2 }
-                /Maximum resident set size/ { printf "%s\n", $2 }' "$tmp/time" >>"$tmp/$name"
+    awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); w = t[n] + (n > 1 ? 60 * t[n-1] : 0) }
+                /User time/ { u = $2 } /System time/ { sy = $2 }
+                /Maximum resident set size/ { m = $2 }
+                END { printf "%s %s %s\n", w, u + sy, m }' "$tmp/time" >>"$tmp/$name"
   done
 done
 
