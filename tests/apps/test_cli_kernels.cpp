@@ -285,3 +285,31 @@ TEST(CliKernels, BadInputIsOneLineAndExit2) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliKernels, OccupancyTakesAKernelFromABinary) {
+  REQUIRE_DATA();
+  auto r = run_cudatool({"occupancy", "--kernel-from", data("none.o"), "--kernel", "scale<float",
+                         "--arch", "sm_90", "--threads", "256", "--json"},
+                        without_driver());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc["registers"], doc["kernel"]["num_regs"]);
+  EXPECT_EQ(doc["shared_mem"], 512);
+  EXPECT_EQ(doc["kernel"]["arch"], "sm_90");
+  // Ambiguities and launch bounds are usage errors.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--kernel", "scale<float", "--threads", "256"},
+        {"--kernel", "scale", "--arch", "sm_90", "--threads", "256"},
+        {"--kernel", "dynamic_shared", "--arch", "sm_90", "--threads", "256"},
+        {"--kernel", "no_such_kernel", "--threads", "256"}}) {
+    std::vector<std::string> full{"occupancy", "--kernel-from", data("none.o")};
+    full.insert(full.end(), args.begin(), args.end());
+    r = run_cudatool(full, without_driver());
+    EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  }
+}
+
+}  // namespace
