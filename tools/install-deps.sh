@@ -17,5 +17,10 @@ fi
 # cuobjdump, for the tests that compare `cudatool kernels` with it (they skip without it).
 # NVIDIA's PyPI package; 13.0 is not published there, 13.2 reads CUDA 13.0's binaries.
 if ! command -v cuobjdump >/dev/null && ! [ -x "$cuda/bin/cuobjdump" ] && command -v pip >/dev/null; then
-  pip install -q 'nvidia-cuda-cuobjdump==13.2.*' >/dev/null 2>&1 || echo "install-deps.sh: cuobjdump from pip failed (the cuobjdump comparisons will skip)" >&2
+  if pip install -q 'nvidia-cuda-cuobjdump==13.2.*' >/dev/null 2>&1; then
+    # The wheel puts it under site-packages/nvidia/cu13/bin: link it onto PATH.
+    bin=$(python3 -c 'import nvidia, os; print(os.path.join(list(nvidia.__path__)[0], "cu13", "bin", "cuobjdump"))' 2>/dev/null || true)
+    [ -n "$bin" ] && [ -x "$bin" ] && $sudo ln -sf "$bin" /usr/local/bin/cuobjdump
+  fi
+  command -v cuobjdump >/dev/null || echo "install-deps.sh: no cuobjdump (the cuobjdump comparisons will skip)" >&2
 fi
