@@ -39,5 +39,6 @@ std::vector<std::string> normalize_compile_arguments(const std::vector<std::stri
 Command add_bench_pool(CLI::App& root, GlobalOptions& global);
 Command add_completion(CLI::App& root, GlobalOptions& global);
 Command add_check(CLI::App& root, GlobalOptions& global);
+Command add_kernels(CLI::App& root, GlobalOptions& global);
 
 }  // namespace cudatool::app

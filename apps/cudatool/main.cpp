@@ -113,10 +113,10 @@ int main(int argc, char** argv) {
 
   cudatool::app::GlobalOptions global;
   std::vector<cudatool::app::Command> commands = {
-      cudatool::app::add_devices(app, global),   cudatool::app::add_attrs(app, global),
-      cudatool::app::add_compile(app, global),   cudatool::app::add_bench_pool(app, global),
-      cudatool::app::add_occupancy(app, global), cudatool::app::add_completion(app, global),
-      cudatool::app::add_check(app, global),
+      cudatool::app::add_devices(app, global),    cudatool::app::add_attrs(app, global),
+      cudatool::app::add_compile(app, global),    cudatool::app::add_bench_pool(app, global),
+      cudatool::app::add_occupancy(app, global),  cudatool::app::add_kernels(app, global),
+      cudatool::app::add_completion(app, global), cudatool::app::add_check(app, global),
   };
 
   std::vector<std::string> arguments(argv, argv + argc);

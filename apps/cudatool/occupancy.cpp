@@ -6,6 +6,8 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
+#include "cudatool/binary/kernel_scan.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
@@ -25,6 +28,7 @@ namespace {
 
 struct OccupancyOptions {
   std::optional<std::string> threads, regs, smem, barriers, arch, device, sms;
+  std::optional<std::string> kernel_from, kernel;  // a kernel from a compiled binary
   std::string sweep_list;
   CLI::Option* sweep = nullptr;
   bool sweep_regs = false;
@@ -251,9 +255,63 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
     throw UsageError("--threads is required (or --sweep to try every block size)");
 
   const int threads = o.threads ? parse_count(*o.threads, "--threads", 1) : 0;
-  const int registers = o.regs ? parse_count(*o.regs, "--regs", 0) : 0;
-  const std::size_t shared_mem = o.smem ? parse_size(*o.smem, "--smem") : 0;
-  const int barriers = o.barriers ? parse_count(*o.barriers, "--barriers", 0) : 1;
+  int registers = o.regs ? parse_count(*o.regs, "--regs", 0) : 0;
+  std::size_t shared_mem = o.smem ? parse_size(*o.smem, "--smem") : 0;
+  int barriers = o.barriers ? parse_count(*o.barriers, "--barriers", 0) : 1;
+  std::optional<std::string> arch = o.arch;
+  std::optional<ScannedKernel> from;
+  std::string from_arch;
+  if (o.kernel_from.has_value() != o.kernel.has_value())
+    throw UsageError("--kernel-from FILE and --kernel NAME go together");
+  if (o.kernel_from) {
+    if (o.regs || o.barriers)
+      throw UsageError("--kernel-from takes --regs and --barriers from the kernel: leave them out");
+    std::regex pattern;
+    try {
+      pattern = std::regex(*o.kernel, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw UsageError("--kernel \"" + *o.kernel + "\": not a regular expression (" + e.what() +
+                       ")");
+    }
+    ScanOptions scan;
+    if (o.arch && (o.arch->rfind("sm_", 0) == 0 || o.arch->rfind("compute_", 0) == 0))
+      scan.arch = {*o.arch};
+    const ScanResult found = scan_binaries({*o.kernel_from}, scan);
+    std::vector<const ScannedKernel*> matches;
+    std::set<std::string> names, archs;
+    for (const auto& k : found.kernels)
+      if (std::regex_search(k.resources.name, pattern) ||
+          std::regex_search(k.resources.demangled, pattern)) {
+        matches.push_back(&k);
+        names.insert(k.resources.demangled);
+        archs.insert(found.images[k.image].arch);
+      }
+    if (matches.empty())
+      throw UsageError("--kernel \"" + *o.kernel + "\": no such kernel in " + *o.kernel_from +
+                       (o.arch ? " for " + *o.arch : ""));
+    if (names.size() > 1) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "" : "; ") + n;
+      throw UsageError("--kernel \"" + *o.kernel + "\" matches " + std::to_string(names.size()) +
+                       " kernels (" + list.substr(0, 300) + "): make it unique");
+    }
+    if (archs.size() > 1 && !o.device) {
+      std::string list;
+      for (const auto& a : archs) list += (list.empty() ? "" : ", ") + a;
+      throw UsageError("--kernel \"" + *o.kernel + "\" is compiled for " + list +
+                       ": choose one with --arch");
+    }
+    from = *matches.front();
+    from_arch = found.images[from->image].arch;
+    if (!arch && !o.device) arch = from_arch;
+    registers = from->resources.num_regs;
+    shared_mem += static_cast<std::size_t>(from->resources.shared_size_bytes);  // --smem: dynamic
+    barriers = std::max(1, from->resources.num_barriers);
+    if (threads > from->resources.max_threads_per_block)
+      throw UsageError("--threads " + std::to_string(threads) + ": " + from->resources.demangled +
+                       " allows at most " + std::to_string(from->resources.max_threads_per_block) +
+                       " threads per block");
+  }
   const std::optional<int> sms =
       o.sms ? std::optional<int>(parse_count(*o.sms, "--sms", 1)) : std::nullopt;
   std::vector<int> block_sizes;
@@ -264,8 +322,8 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
 
   std::optional<DeviceData> devdata;
   std::string where;
-  if (o.arch) {
-    devdata.emplace(*o.arch);  // the table only: no driver is loaded
+  if (arch) {
+    devdata.emplace(*arch);  // the table only: no driver is loaded
   } else {
     const Device device = select_device(o.device);
     devdata.emplace(device);
@@ -274,6 +332,16 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
   if (sms) devdata->set_sm_count(*sms);
   nlohmann::json out;
   if (json) out["device"] = *devdata;
+  if (from) {
+    if (json) {
+      out["kernel"] = from->resources;
+      out["kernel"]["file"] = *o.kernel_from;
+      out["kernel"]["arch"] = from_arch;
+    } else {
+      std::cout << "Kernel " << from->resources.demangled << " (" << from_arch << " image of "
+                << *o.kernel_from << ")\n";
+    }
+  }
 
   // An architecture whose limits the table does not fully know: say which, give no number.
   if (const auto unknown = occupancy_unknown(*devdata)) {
@@ -388,6 +456,12 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
                   "sm_100f, 9.0, compute_90 (excludes --device)");
   sub->add_option("--device,-d", o->device,
                   "Device: ordinal, PCI bus id or UUID (default: CUDA_DEVICE, ~/.cuda-device, 0)");
+  sub->add_option("--kernel-from", o->kernel_from,
+                  "Take registers, static shared memory and barriers from a kernel of this "
+                  "compiled binary (with --kernel; --smem then adds dynamic shared memory)");
+  sub->add_option("--kernel", o->kernel,
+                  "The kernel of --kernel-from: a regular expression matching one kernel's "
+                  "mangled or demangled name");
   sub->add_option("--sms", o->sms, "Override the SM count (for the minimum grid size)");
   o->sweep = sub->add_option("--sweep", o->sweep_list,
                              "Sweep block sizes: every multiple of the warp size, or a list "

@@ -4,30 +4,29 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
-#include <limits>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 #include "cudatool/base/error.hpp"
-#include "cudatool/base/text.hpp"
+#include "cudatool/binary/elf.hpp"
 
 namespace cudatool {
 namespace {
 
-// ELF64 constants (the System V gABI) and NVIDIA's additions.
-constexpr std::uint16_t kMachineCuda = 190;  // EM_CUDA
-constexpr std::uint32_t kSymtab = 2;         // SHT_SYMTAB
-constexpr std::uint32_t kNobits = 8;         // SHT_NOBITS
-constexpr std::uint8_t kFunc = 2;            // STT_FUNC
-constexpr std::uint8_t kEntryOther = 0x10;   // st_other bit of a CUDA entry point
-constexpr std::uint8_t kFormatSval = 4;      // EIFMT_SVAL: 16-bit size, then the payload
+// NVIDIA's additions to ELF (facts measured on CUDA 13.0 CUBINs).
+constexpr std::uint8_t kFunc = 2;           // STT_FUNC
+constexpr std::uint8_t kEntryOther = 0x10;  // st_other bit of a CUDA entry point
+constexpr std::uint8_t kFormatSval = 4;     // EIFMT_SVAL: 16-bit size, then the payload
+constexpr std::uint8_t kFormatBval = 2;     // EIFMT_BVAL: an 8-bit value in the header
 constexpr std::uint8_t kAttrMaxThreads = 0x05;
 constexpr std::uint8_t kAttrReqntid = 0x10;
 constexpr std::uint8_t kAttrFrameSize = 0x11;
+constexpr std::uint8_t kAttrMinStackSize = 0x12;
+constexpr std::uint8_t kAttrMaxregCount = 0x1b;
 constexpr std::uint8_t kAttrRegcount = 0x2f;
+constexpr std::uint8_t kAttrCtaPerCluster = 0x3d;
 constexpr std::uint8_t kAttrNumBarriers = 0x4c;
 constexpr int kReservedSharedPerBlock = 1024;  // cc 8.0+: 1 KiB reserved per block
 constexpr int kMaxThreadsPerBlock = 1024;
@@ -35,94 +34,55 @@ constexpr int kRegistersPerBlock = 65536;
 constexpr int kRegisterGranularity = 256;  // registers allocated per warp in these units
 constexpr int kSubPartitions = 4;
 
-[[noreturn]] void malformed(const std::string& why) {
-  throw UsageError("not a CUBIN: " + why);
+[[noreturn]] void malformed(const ByteReader& r, const std::string& why) {
+  throw UsageError((r.source().empty() ? std::string() : r.source() + ": ") +
+                   "not a CUBIN: " + why);
 }
 
-class Reader {
- public:
-  explicit Reader(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
-  template <class T>
-  T get(std::uint64_t offset) const {
-    if (offset > bytes_.size() || bytes_.size() - offset < sizeof(T))
-      malformed("truncated at offset " + std::to_string(offset));
-    T value;
-    std::memcpy(&value, bytes_.data() + offset, sizeof(T));  // little-endian host assumed
-    return value;
-  }
-  std::span<const std::uint8_t> range(std::uint64_t offset, std::uint64_t size) const {
-    if (offset > bytes_.size() || bytes_.size() - offset < size)
-      malformed("section extends past the end of the file");
-    return bytes_.subspan(offset, size);
-  }
-  std::string string_at(std::span<const std::uint8_t> table, std::uint32_t offset) const {
-    if (offset >= table.size()) malformed("string offset out of range");
-    const auto* begin = reinterpret_cast<const char*>(table.data()) + offset;
-    const auto* end = static_cast<const char*>(std::memchr(begin, 0, table.size() - offset));
-    if (end == nullptr) malformed("unterminated string");
-    return std::string(begin, end);
-  }
-
- private:
-  std::span<const std::uint8_t> bytes_;
-};
-
-struct Section {
-  std::string name;
-  std::uint32_t type = 0;
-  std::uint64_t offset = 0;
-  std::uint64_t size = 0;
-  std::uint32_t link = 0;
-  std::uint32_t info = 0;
-  std::uint64_t entsize = 0;
-};
-
-struct Symbol {
-  std::string name;
-  std::uint8_t info = 0;
-  std::uint8_t other = 0;
-  std::uint16_t section = 0;
-};
-
-// The attributes of one kernel gathered from .nv.info (by symbol index) and
-// .nv.info.<kernel> (by section).
+// The attributes of one kernel gathered from .nv.info (by symbol index).
 struct Attributes {
-  std::optional<std::uint32_t> regcount, frame_size;
-  std::optional<std::uint64_t> max_threads, reqntid;
+  std::optional<std::uint32_t> regcount, frame_size, min_stack_size;
 };
 
-std::uint64_t product(std::span<const std::uint8_t> payload) {
-  std::uint64_t threads = 1;
-  for (std::size_t i = 0; i + 4 <= payload.size() && i < 12; i += 4) {
-    std::uint32_t v;
-    std::memcpy(&v, payload.data() + i, 4);
-    threads *= std::max<std::uint32_t>(v, 1);
+std::array<int, 3> dims(std::span<const std::uint8_t> payload) {
+  std::array<int, 3> d{1, 1, 1};
+  for (std::size_t i = 0; i < 3 && i * 4 + 4 <= payload.size(); ++i) {
+    std::uint32_t v = 0;
+    for (int b = 0; b < 4; ++b) v |= std::uint32_t(payload[i * 4 + b]) << (8 * b);
+    d[i] = static_cast<int>(std::min<std::uint32_t>(v, 0x7fffffff));
   }
-  return threads;
+  return d;
 }
 
-// Calls fn(attribute, payload) for every EIFMT_SVAL record of a .nv.info section, and
-// value(attribute, v) for the others (EIFMT_BVAL, EIFMT_HVAL: the value is in the header).
-template <class Fn, class ValueFn>
-void for_each_attribute(std::span<const std::uint8_t> data, Fn fn, ValueFn value) {
-  std::size_t p = 0;
-  while (p + 4 <= data.size()) {
-    const std::uint8_t format = data[p];
-    const std::uint8_t attribute = data[p + 1];
-    std::uint16_t size;
-    std::memcpy(&size, data.data() + p + 2, 2);
-    p += 4;
-    if (format != kFormatSval) {
-      value(attribute, static_cast<std::uint16_t>(format == 2 ? (size & 0xff) : size));
-      continue;
-    }
-    if (size > data.size() - p) malformed(".nv.info attribute runs past its section");
-    fn(attribute, data.subspan(p, size));
-    p += size;
-  }
+std::uint64_t product(const std::array<int, 3>& d) {
+  return std::uint64_t(std::max(d[0], 1)) * std::uint64_t(std::max(d[1], 1)) *
+         std::uint64_t(std::max(d[2], 1));
+}
+
+int clamp_int(std::uint64_t v) {
+  return static_cast<int>(std::min<std::uint64_t>(v, 0x7fffffff));
 }
 
 }  // namespace
+
+void for_each_nv_info_attribute(const ByteReader& data,
+                                const std::function<void(std::uint8_t, std::uint8_t, std::uint16_t,
+                                                         std::span<const std::uint8_t>)>& fn) {
+  std::uint64_t p = 0;
+  while (p + 4 <= data.size()) {
+    const std::uint8_t format = data.u8(p, ".nv.info record format");
+    const std::uint8_t attribute = data.u8(p + 1, ".nv.info record attribute");
+    const std::uint16_t size = data.u16(p + 2, ".nv.info record size");
+    p += 4;
+    if (format != kFormatSval) {
+      fn(attribute, format,
+         static_cast<std::uint16_t>(format == kFormatBval ? (size & 0xff) : size), {});
+      continue;
+    }
+    fn(attribute, format, size, data.bytes(p, size, ".nv.info attribute payload"));
+    p += size;
+  }
+}
 
 void to_json(nlohmann::json& j, const KernelResources& k) {
   j = nlohmann::json{{"name", k.name},
@@ -153,125 +113,130 @@ int register_limited_block_size(int num_regs) {
 }
 
 CubinInfo read_cubin(std::span<const std::uint8_t> image) {
-  const Reader r(image);
-  if (image.size() < 64 || std::memcmp(image.data(),
-                                       "\x7f"
-                                       "ELF",
-                                       4) != 0)
-    malformed("no ELF header");
-  if (image[4] != 2 || image[5] != 1) malformed("not a little-endian ELF64 file");
-  if (r.get<std::uint16_t>(18) != kMachineCuda) malformed("ELF machine is not EM_CUDA");
+  return read_cubin_image(ByteReader(image, ""));
+}
+
+CubinInfo read_cubin_image(const ByteReader& r) {
+  if (r.size() < 64 || !ElfFile::is_elf(r.all())) malformed(r, "no ELF header");
+  std::optional<ElfFile> parsed;
+  try {
+    parsed.emplace(r);
+  } catch (const UsageError& e) {
+    malformed(r, e.what());
+  }
+  const ElfFile& elf = *parsed;
+  if (elf.machine() != kElfMachineCuda) malformed(r, "ELF machine is not EM_CUDA");
+  if (elf.sections().empty()) malformed(r, "no section header table");
   CubinInfo info;
-  const auto flags = r.get<std::uint32_t>(48);
   // ABI version 8 and later keep the SM number in bits 8-15, earlier ones in bits 0-7.
-  info.sm = image[8] >= 8 ? int((flags >> 8) & 0xff) : int(flags & 0xff);
-
-  const auto shoff = r.get<std::uint64_t>(40);
-  const auto shentsize = r.get<std::uint16_t>(58);
-  const auto shnum = r.get<std::uint16_t>(60);
-  const auto shstrndx = r.get<std::uint16_t>(62);
-  if (shnum == 0 || shentsize < 64 || shstrndx >= shnum) malformed("bad section header table");
-  std::vector<Section> sections(shnum);
-  for (std::uint16_t i = 0; i < shnum; ++i) {
-    const std::uint64_t h = shoff + std::uint64_t(i) * shentsize;
-    Section& s = sections[i];
-    s.type = r.get<std::uint32_t>(h + 4);
-    s.offset = r.get<std::uint64_t>(h + 24);
-    s.size = r.get<std::uint64_t>(h + 32);
-    s.link = r.get<std::uint32_t>(h + 40);
-    s.info = r.get<std::uint32_t>(h + 44);
-    s.entsize = r.get<std::uint64_t>(h + 56);
-  }
-  // The whole image must be there: every section with file contents, and the program
-  // header table (which loaded CUBINs have, after the section headers).
-  for (const Section& s : sections)
-    if (s.type != kNobits) r.range(s.offset, s.size);
-  const auto phoff = r.get<std::uint64_t>(32);
-  const auto phentsize = r.get<std::uint16_t>(54);
-  const auto phnum = r.get<std::uint16_t>(56);
-  if (phnum > 0) r.range(phoff, std::uint64_t(phentsize) * phnum);
-  const auto names = r.range(sections[shstrndx].offset, sections[shstrndx].size);
-  std::map<std::string, const Section*> by_name;
-  for (std::uint16_t i = 0; i < shnum; ++i) {
-    const std::uint64_t h = shoff + std::uint64_t(i) * shentsize;
-    sections[i].name = r.string_at(names, r.get<std::uint32_t>(h));
-    by_name[sections[i].name] = &sections[i];
+  info.sm = elf.abi_version() >= 8 ? int((elf.flags() >> 8) & 0xff) : int(elf.flags() & 0xff);
+  // The program header table (which loaded CUBINs have, after the section headers) must
+  // be there too: a truncated image is refused whole.
+  const std::uint64_t phoff = r.u64(32, "e_phoff");
+  const std::uint64_t phentsize = r.u16(54, "e_phentsize");
+  const std::uint64_t phnum = r.u16(56, "e_phnum");
+  if (phnum > 0) {
+    if (!r.contains(phoff, phentsize * phnum)) malformed(r, "program header table past the end");
   }
 
-  const auto symtab = std::find_if(sections.begin(), sections.end(),
-                                   [](const Section& s) { return s.type == kSymtab; });
-  if (symtab == sections.end()) malformed("no symbol table");
-  if (symtab->link >= shnum || symtab->entsize < 24) malformed("bad symbol table");
-  const auto strings = r.range(sections[symtab->link].offset, sections[symtab->link].size);
-  std::vector<Symbol> symbols(symtab->size / symtab->entsize);
-  for (std::size_t i = 0; i < symbols.size(); ++i) {
-    const std::uint64_t e = symtab->offset + i * symtab->entsize;
-    symbols[i].name = r.string_at(strings, r.get<std::uint32_t>(e));
-    symbols[i].info = r.get<std::uint8_t>(e + 4);
-    symbols[i].other = r.get<std::uint8_t>(e + 5);
-    symbols[i].section = r.get<std::uint16_t>(e + 6);
-  }
+  // sm_100+ CUBINs carry .nv.merc.* copies of sections (for another code generator); only
+  // the first occurrence of each name counts, and .nv.merc.* names never match the names
+  // looked up below, so nothing is counted twice.
+  std::unordered_map<std::string_view, const ElfSection*> by_name;
+  by_name.reserve(elf.sections().size());
+  for (const ElfSection& s : elf.sections()) by_name.emplace(s.name, &s);
+  const auto find = [&](std::string_view name) -> const ElfSection* {
+    auto it = by_name.find(name);
+    return it == by_name.end() ? nullptr : it->second;
+  };
 
-  std::map<std::uint32_t, Attributes> by_symbol;
-  if (auto it = by_name.find(".nv.info"); it != by_name.end()) {
-    for_each_attribute(
-        r.range(it->second->offset, it->second->size),
-        [&](std::uint8_t attribute, std::span<const std::uint8_t> payload) {
+  std::vector<ElfSymbol> symbols;
+  try {
+    symbols = elf.symbols();
+  } catch (const UsageError& e) {
+    malformed(r, e.what());
+  }
+  if (symbols.empty()) malformed(r, "no symbol table");
+
+  std::unordered_map<std::uint32_t, Attributes> by_symbol;
+  if (const ElfSection* s = find(".nv.info")) {
+    for_each_nv_info_attribute(
+        elf.section_reader(*s), [&](std::uint8_t attribute, std::uint8_t, std::uint16_t,
+                                    std::span<const std::uint8_t> payload) {
           if (payload.size() < 8) return;
-          std::uint32_t symbol, value;
-          std::memcpy(&symbol, payload.data(), 4);
-          std::memcpy(&value, payload.data() + 4, 4);
+          const ByteReader p(payload, r.source());
+          const std::uint32_t symbol = p.u32(0, "symbol"), value = p.u32(4, "value");
           if (attribute == kAttrRegcount) by_symbol[symbol].regcount = value;
           if (attribute == kAttrFrameSize) by_symbol[symbol].frame_size = value;
-        },
-        [](std::uint8_t, std::uint16_t) {});
+          if (attribute == kAttrMinStackSize) by_symbol[symbol].min_stack_size = value;
+        });
   }
 
-  // A size or count the file states, as an int: a value above INT_MAX is no real kernel's
-  // (and would turn negative), so the image is malformed (found by fuzz/cubin.cpp).
-  const auto to_int = [](std::uint64_t value, const std::string& what) {
-    if (value > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-      malformed(what + " " + std::to_string(value) + " is out of range");
-    return static_cast<int>(value);
-  };
   int const_size = 0;
-  if (auto it = by_name.find(".nv.constant3"); it != by_name.end())
-    const_size = to_int(it->second->size, ".nv.constant3 size");
-  const bool reserved_in_window = by_name.count(".nv.shared.reserved.0") != 0;
+  if (const ElfSection* s = find(".nv.constant3")) const_size = clamp_int(s->size);
+  const bool reserved_in_window = find(".nv.shared.reserved.0") != nullptr;
 
+  std::string key;
   for (std::size_t i = 0; i < symbols.size(); ++i) {
-    const Symbol& sym = symbols[i];
+    const ElfSymbol& sym = symbols[i];
     if ((sym.info & 0xf) != kFunc || (sym.other & kEntryOther) == 0) continue;
     KernelResources k;
-    k.name = sym.name;
-    k.demangled = demangle(sym.name);
-    Attributes attributes = by_symbol[static_cast<std::uint32_t>(i)];
-    if (!attributes.regcount)
-      malformed("kernel " + quote_input(sym.name) + " has no EIATTR_REGCOUNT");
-    if (auto it = by_name.find(".nv.info." + sym.name); it != by_name.end()) {
-      for_each_attribute(
-          r.range(it->second->offset, it->second->size),
-          [&](std::uint8_t attribute, std::span<const std::uint8_t> payload) {
-            if (attribute == kAttrMaxThreads) attributes.max_threads = product(payload);
-            if (attribute == kAttrReqntid) attributes.reqntid = product(payload);
-          },
-          [&](std::uint8_t attribute, std::uint16_t value) {
-            if (attribute == kAttrNumBarriers) k.num_barriers = value;
-          });
+    KernelBounds bounds;
+    k.name = std::string(sym.name);
+    k.demangled = demangle(k.name);
+    const auto found = by_symbol.find(static_cast<std::uint32_t>(i));
+    const Attributes attributes = found == by_symbol.end() ? Attributes{} : found->second;
+    std::optional<std::uint32_t> regs = attributes.regcount;
+    if (!regs) {
+      // Hand-written kernels: the register count is the top byte of .text.<kernel>'s sh_info.
+      key = ".text." + k.name;
+      if (const ElfSection* text = find(key)) regs = text->info >> 24;
     }
-    k.num_regs = to_int(*attributes.regcount, "EIATTR_REGCOUNT");
-    k.local_size_bytes = to_int(attributes.frame_size.value_or(0), "EIATTR_FRAME_SIZE");
-    if (auto it = by_name.find(".nv.shared." + sym.name); it != by_name.end()) {
-      std::uint64_t size = it->second->size;
+    if (!regs) malformed(r, "kernel " + k.name + " has no EIATTR_REGCOUNT");
+    key = ".nv.info." + k.name;
+    if (const ElfSection* s = find(key)) {
+      for_each_nv_info_attribute(elf.section_reader(*s),
+                                 [&](std::uint8_t attribute, std::uint8_t, std::uint16_t value,
+                                     std::span<const std::uint8_t> payload) {
+                                   switch (attribute) {
+                                     case kAttrMaxThreads:
+                                       if (!payload.empty())
+                                         bounds.max_threads = clamp_int(product(dims(payload)));
+                                       break;
+                                     case kAttrReqntid:
+                                       if (!payload.empty()) bounds.reqntid = dims(payload);
+                                       break;
+                                     case kAttrCtaPerCluster:
+                                       if (!payload.empty()) bounds.cluster = dims(payload);
+                                       break;
+                                     case kAttrMaxregCount:
+                                       if (payload.empty()) bounds.max_registers = value;
+                                       break;
+                                     case kAttrNumBarriers:
+                                       if (payload.empty()) k.num_barriers = value;
+                                       break;
+                                     default:
+                                       break;
+                                   }
+                                 });
+    }
+    k.num_regs = clamp_int(*regs);
+    // A relocatable (-dc) CUBIN has no stack size yet: the device linker computes it.
+    k.local_size_bytes = clamp_int(attributes.min_stack_size.value_or(
+        elf.type() == 1 ? 0 : attributes.frame_size.value_or(0)));
+    key = ".nv.shared." + k.name;
+    if (const ElfSection* s = find(key)) {
+      std::uint64_t size = s->size;
       if (reserved_in_window) size -= std::min<std::uint64_t>(size, kReservedSharedPerBlock);
-      k.shared_size_bytes = to_int(size, ".nv.shared size");
+      k.shared_size_bytes = clamp_int(size);
     }
     k.const_size_bytes = const_size;
     std::uint64_t threads = static_cast<std::uint64_t>(register_limited_block_size(k.num_regs));
-    if (attributes.max_threads) threads = std::min(threads, *attributes.max_threads);
-    if (attributes.reqntid) threads = std::min(threads, *attributes.reqntid);
+    if (bounds.max_threads) threads = std::min<std::uint64_t>(threads, *bounds.max_threads);
+    if (bounds.reqntid) threads = std::min(threads, product(*bounds.reqntid));
     k.max_threads_per_block = static_cast<int>(threads);
     info.kernels.push_back(std::move(k));
+    info.bounds.push_back(bounds);
   }
   return info;
 }

@@ -2,8 +2,11 @@
 // file (EM_CUDA); cudatool reads it with its own reader and takes, for each kernel (a
 // FUNC symbol marked as an entry point):
 //
-//   num_regs               EIATTR_REGCOUNT in .nv.info (0x2f)
-//   local_size_bytes       EIATTR_FRAME_SIZE in .nv.info (0x11): the per-thread stack frame
+//   num_regs               EIATTR_REGCOUNT, or for a kernel without it (hand-written SASS)
+//                          the top byte of its .text.<kernel> section's sh_info
+//   local_size_bytes       EIATTR_MIN_STACK_SIZE in .nv.info (0x12), the per-thread stack
+//                          the driver reserves; EIATTR_FRAME_SIZE (0x11) where it is absent,
+//                          0 in a relocatable (-dc) CUBIN, whose stack the linker sizes
 //   shared_size_bytes      the size of .nv.shared.<kernel>, less the 1 KiB block-reserved
 //                          area that sm_90+ CUBINs lay out at the start of that section
 //                          (they carry .nv.shared.reserved.0); static shared memory only
@@ -20,11 +23,16 @@
 // compile --load` compares the two).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
+
+#include "cudatool/binary/byte_reader.hpp"
 
 namespace cudatool {
 
@@ -44,13 +52,33 @@ struct KernelResources {
 
 void to_json(nlohmann::json& j, const KernelResources& k);
 
+// What the image says about how a kernel may be launched (not function attributes).
+struct KernelBounds {
+  std::optional<int> max_threads;             // EIATTR_MAX_THREADS (__launch_bounds__)
+  std::optional<std::array<int, 3>> reqntid;  // EIATTR_REQNTID: the required block size
+  std::optional<std::array<int, 3>> cluster;  // EIATTR_CTA_PER_CLUSTER (__cluster_dims__)
+  std::optional<int> max_registers;           // EIATTR_MAXREG_COUNT (__maxnreg__, -maxrregcount)
+  friend bool operator==(const KernelBounds&, const KernelBounds&) = default;
+};
+
 struct CubinInfo {
   int sm = 0;                            // the target, 90 for sm_90
   std::vector<KernelResources> kernels;  // in symbol-table order
+  std::vector<KernelBounds> bounds;      // one per kernel, same order
 };
 
 // Throws UsageError("not a CUBIN: ...") for anything that is not a well-formed CUDA ELF64.
 CubinInfo read_cubin(std::span<const std::uint8_t> image);
+// The same, with errors naming the reader's source and offsets.
+CubinInfo read_cubin_image(const ByteReader& image);
+
+// Calls fn(attribute, format, value, payload) for every record of a .nv.info section:
+// EIFMT_SVAL (4) records carry a payload, the others a value in the header. Throws through
+// the reader for a record that runs past the section.
+void for_each_nv_info_attribute(
+    const ByteReader& section,
+    const std::function<void(std::uint8_t attribute, std::uint8_t format, std::uint16_t value,
+                             std::span<const std::uint8_t> payload)>& fn);
 
 // abi::__cxa_demangle, or `name` unchanged when it is not a mangled C++ name.
 std::string demangle(const std::string& name);

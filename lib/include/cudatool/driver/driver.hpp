@@ -74,6 +74,7 @@
   X(cuModuleGetFunctionCount)                             \
   X(cuModuleEnumerateFunctions)                           \
   X(cuFuncGetName)                                        \
+  X(cuFuncLoad)                                           \
   X(cuFuncGetAttribute)                                   \
   X(cuFuncSetAttribute)                                   \
   X(cuLaunchKernel)                                       \

@@ -1,0 +1,410 @@
+// cudatool kernels: every kernel in compiled CUDA binaries (CUBIN, fatbin, host objects,
+// static archives, executables, shared libraries), what it costs, and with --threads its
+// occupancy on the image's architecture from the offline table. No driver, no GPU.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "cudatool/base/error.hpp"
+#include "cudatool/binary/kernel_scan.hpp"
+#include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/occupancy.hpp"
+#include "render.hpp"
+
+namespace cudatool::app {
+namespace {
+
+struct KernelsOptions {
+  std::vector<std::string> files;
+  std::vector<std::string> arch;
+  std::optional<std::string> kernel;
+  std::optional<int> threads;
+  std::optional<unsigned> jobs;
+  std::string sort;
+  bool wide = false;
+  bool no_progress = false;
+};
+
+// A kernel's occupancy at the --threads block size, or why there is none.
+struct KernelOccupancy {
+  int threads = 0;
+  std::optional<OccupancyRecord> record;
+  std::string reason;  // where record is empty
+};
+
+// The architecture table's DeviceData for an image's architecture, looked up once each.
+class Architectures {
+ public:
+  // nullptr and the reason where the table lacks the architecture.
+  const DeviceData* find(const std::string& arch, std::string& reason) {
+    auto it = cache_.find(arch);
+    if (it == cache_.end()) {
+      Entry e;
+      try {
+        e.data.emplace(arch);
+      } catch (const std::exception& ex) {
+        e.reason = "the architecture table has no " + arch + " (" + ex.what() + ")";
+      }
+      it = cache_.emplace(arch, std::move(e)).first;
+    }
+    reason = it->second.reason;
+    return it->second.data ? &*it->second.data : nullptr;
+  }
+
+ private:
+  struct Entry {
+    std::optional<DeviceData> data;
+    std::string reason;
+  };
+  std::map<std::string, Entry> cache_;
+};
+
+KernelOccupancy occupancy_of(const ScannedKernel& k, const std::string& arch, int threads,
+                             Architectures& architectures) {
+  KernelOccupancy o;
+  o.threads = threads;
+  const KernelResources& r = k.resources;
+  if (k.bounds.reqntid) {
+    const auto& d = *k.bounds.reqntid;
+    const long long required = 1LL * d[0] * d[1] * d[2];
+    if (required != threads) {
+      o.reason = "the kernel requires blocks of exactly " + std::to_string(required) +
+                 " threads (" + std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
+                 std::to_string(d[2]) + ")";
+      return o;
+    }
+  }
+  if (threads > r.max_threads_per_block) {
+    o.reason = "the kernel allows at most " + std::to_string(r.max_threads_per_block) +
+               " threads per block" +
+               (k.bounds.max_threads ? " (its launch bounds)" : " (its registers)");
+    return o;
+  }
+  std::string why;
+  const DeviceData* data = architectures.find(arch, why);
+  if (data == nullptr) {
+    o.reason = why;
+    return o;
+  }
+  try {
+    o.record.emplace(*data, threads, static_cast<std::size_t>(r.shared_size_bytes), r.num_regs,
+                     std::max(1, r.num_barriers));
+  } catch (const std::exception& e) {
+    o.reason = e.what();
+  }
+  return o;
+}
+
+std::string percent(double fraction) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1f%%", fraction * 100.0);
+  return text;
+}
+
+// Long (demangled) names cut in the middle, so that the start (namespace, template) and
+// the end (the parameter list) both stay readable.
+std::string cut(const std::string& name, std::size_t width) {
+  if (name.size() <= width || width < 12) return name;
+  const std::size_t tail = width / 3;
+  const std::size_t head = width - tail - 3;
+  return name.substr(0, head) + "..." + name.substr(name.size() - tail);
+}
+
+std::string right(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+std::string dims_text(const std::array<int, 3>& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+nlohmann::json dims_json(const std::optional<std::array<int, 3>>& d) {
+  if (!d) return nullptr;
+  return nlohmann::json::array({(*d)[0], (*d)[1], (*d)[2]});
+}
+
+// Sorting: numeric columns largest first, names alphabetically.
+const std::vector<std::string>& sort_columns() {
+  static const std::vector<std::string> columns = {"name",  "regs",    "shared",   "local",
+                                                   "const", "threads", "barriers", "occupancy"};
+  return columns;
+}
+
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+  void operator()(std::size_t done, std::size_t total) {
+    if (!enabled_ || total == 0) return;
+    const auto elapsed = std::chrono::steady_clock::now() - start_;
+    if (!shown_ && (elapsed < std::chrono::milliseconds(500) || done == total)) return;
+    shown_ = true;
+    const int width = 30;
+    const int filled = static_cast<int>(width * done / total);
+    std::fprintf(stderr, "\rreading %zu/%zu images [%s%s]", done, total,
+                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                 std::string(static_cast<std::size_t>(width - filled), '.').c_str());
+    if (done == total) std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+ExitStatus run_kernels(const KernelsOptions& o, const GlobalOptions& global) {
+  for (const auto& a : o.arch) check_arch_filter(a);
+  if (o.threads && (*o.threads < 1 || *o.threads > 1024))
+    throw UsageError("--threads " + std::to_string(*o.threads) + ": must be between 1 and 1024");
+  if (!o.sort.empty() &&
+      std::find(sort_columns().begin(), sort_columns().end(), o.sort) == sort_columns().end()) {
+    std::string names;
+    for (const auto& c : sort_columns()) names += (names.empty() ? "" : ", ") + c;
+    throw UsageError("--sort \"" + o.sort + "\": unknown column (columns: " + names + ")");
+  }
+  if (o.sort == "occupancy" && !o.threads) throw UsageError("--sort occupancy needs --threads N");
+  std::optional<std::regex> pattern;
+  if (o.kernel) {
+    try {
+      pattern.emplace(*o.kernel, std::regex::ECMAScript | std::regex::optimize);
+    } catch (const std::regex_error& e) {
+      throw UsageError("--kernel \"" + *o.kernel + "\": not a regular expression (" + e.what() +
+                       ")");
+    }
+  }
+
+  ScanOptions scan;
+  scan.arch = o.arch;
+  if (o.jobs) scan.threads = *o.jobs;
+  Progress progress(!o.no_progress && isatty(STDERR_FILENO));
+  if (!o.no_progress && isatty(STDERR_FILENO)) scan.progress = std::ref(progress);
+  const ScanResult result = scan_binaries(o.files, scan);
+
+  // The kernels to show, with their occupancy.
+  std::vector<std::size_t> shown;
+  for (std::size_t i = 0; i < result.kernels.size(); ++i) {
+    const auto& k = result.kernels[i].resources;
+    if (pattern && !std::regex_search(k.name, *pattern) &&
+        !std::regex_search(k.demangled, *pattern))
+      continue;
+    shown.push_back(i);
+  }
+  Architectures architectures;
+  std::vector<KernelOccupancy> occupancy(result.kernels.size());
+  if (o.threads)
+    for (std::size_t i : shown)
+      occupancy[i] = occupancy_of(result.kernels[i], result.images[result.kernels[i].image].arch,
+                                  *o.threads, architectures);
+  if (!o.sort.empty()) {
+    const auto key = [&](std::size_t i) -> long long {
+      const auto& k = result.kernels[i].resources;
+      if (o.sort == "regs") return k.num_regs;
+      if (o.sort == "shared") return k.shared_size_bytes;
+      if (o.sort == "local") return k.local_size_bytes;
+      if (o.sort == "const") return k.const_size_bytes;
+      if (o.sort == "threads") return k.max_threads_per_block;
+      if (o.sort == "barriers") return k.num_barriers;
+      const auto& r = occupancy[i].record;
+      return r ? static_cast<long long>(r->occupancy * 1e6) : -1;
+    };
+    std::stable_sort(shown.begin(), shown.end(), [&](std::size_t a, std::size_t b) {
+      if (o.sort == "name")
+        return result.kernels[a].resources.demangled < result.kernels[b].resources.demangled;
+      return key(a) > key(b);
+    });
+  }
+
+  bool bad_entry = false;
+  for (const auto& image : result.images) {
+    if (!image.error.empty()) {
+      std::cerr << "cudatool: " << image.error << '\n';
+      bad_entry = true;
+    }
+  }
+  bool any_cuda = false;
+  for (const auto& f : result.files) {
+    if (f.has_cuda_code)
+      any_cuda = true;
+    else
+      std::cerr << "cudatool: " << f.path << ": " << f.note << '\n';
+  }
+
+  const auto file_of = [&](const ScannedKernel& k) -> const ScannedFile& {
+    return result.files[result.images[k.image].file];
+  };
+  if (global.json) {
+    nlohmann::json kernels = nlohmann::json::array();
+    for (std::size_t i : shown) {
+      const ScannedKernel& k = result.kernels[i];
+      const ScannedImage& image = result.images[k.image];
+      nlohmann::json j = k.resources;
+      j["file"] = file_of(k).path;
+      j["member"] = image.member.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.member);
+      j["arch"] = image.arch;
+      j["image"] = k.image;
+      j["launch_bounds_max_threads"] =
+          k.bounds.max_threads ? nlohmann::json(*k.bounds.max_threads) : nlohmann::json(nullptr);
+      j["required_block_size"] = dims_json(k.bounds.reqntid);
+      j["cluster_dims"] = dims_json(k.bounds.cluster);
+      j["max_registers"] = k.bounds.max_registers ? nlohmann::json(*k.bounds.max_registers)
+                                                  : nlohmann::json(nullptr);
+      if (o.threads) {
+        const KernelOccupancy& oc = occupancy[i];
+        nlohmann::json oj = {{"threads", oc.threads}};
+        if (oc.record) {
+          oj["tb_per_mp"] = oc.record->tb_per_mp;
+          oj["warps_per_mp"] = oc.record->warps_per_mp;
+          oj["occupancy"] = oc.record->occupancy;
+          oj["limited_by"] = std::string(oc.record->limited_by);
+          oj["reason"] = nullptr;
+        } else {
+          oj["tb_per_mp"] = nullptr;
+          oj["warps_per_mp"] = nullptr;
+          oj["occupancy"] = nullptr;
+          oj["limited_by"] = nullptr;
+          oj["reason"] = oc.reason;
+        }
+        j["occupancy"] = std::move(oj);
+      }
+      kernels.push_back(std::move(j));
+    }
+    nlohmann::json images = nlohmann::json::array();
+    for (const auto& image : result.images) {
+      images.push_back(
+          {{"file", result.files[image.file].path},
+           {"member",
+            image.member.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.member)},
+           {"section",
+            image.section.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.section)},
+           {"container_offset", image.container_offset},
+           {"offset", image.offset},
+           {"kind", image.kind},
+           {"arch", image.arch.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.arch)},
+           {"compression", image.compression},
+           {"stored_size", image.stored_size},
+           {"size", image.size},
+           {"skipped", image.skipped},
+           {"kernel_count", image.kernel_count},
+           {"error", image.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.error)}});
+    }
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& f : result.files)
+      files.push_back(
+          {{"path", f.path},
+           {"size", f.size},
+           {"has_cuda_code", f.has_cuda_code},
+           {"note", f.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.note)}});
+    print_json({{"kernels", std::move(kernels)},
+                {"images", std::move(images)},
+                {"files", std::move(files)}});
+  } else {
+    // One table per file and architecture, in the order they first appear.
+    std::vector<std::pair<std::size_t, std::string>> groups;
+    std::map<std::pair<std::size_t, std::string>, std::vector<std::size_t>> rows;
+    for (std::size_t i : shown) {
+      const auto& image = result.images[result.kernels[i].image];
+      const auto key = std::make_pair(image.file, image.arch);
+      if (!rows.count(key)) groups.push_back(key);
+      rows[key].push_back(i);
+    }
+    std::size_t name_width = o.wide ? 0 : 60;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      const auto& list = rows[groups[g]];
+      std::size_t images = 0;
+      for (const auto& image : result.images)
+        if (image.file == groups[g].first && image.arch == groups[g].second && image.kind == "elf")
+          ++images;
+      if (g > 0) std::cout << '\n';
+      std::cout << result.files[groups[g].first].path << "  " << groups[g].second << "  ("
+                << list.size() << (list.size() == 1 ? " kernel" : " kernels") << ", " << images
+                << (images == 1 ? " image" : " images") << ")\n";
+      std::size_t width = 6;
+      for (std::size_t i : list)
+        width =
+            std::max(width, o.wide ? result.kernels[i].resources.demangled.size()
+                                   : cut(result.kernels[i].resources.demangled, name_width).size());
+      std::cout << pad("kernel", width) << "  regs  shared  local  const  threads  bar";
+      if (o.threads) std::cout << "  blocks/SM  occupancy  limited by";
+      std::cout << '\n';
+      for (std::size_t i : list) {
+        const ScannedKernel& k = result.kernels[i];
+        const KernelResources& r = k.resources;
+        std::string name = o.wide ? r.demangled : cut(r.demangled, name_width);
+        std::cout << pad(name, width) << right(std::to_string(r.num_regs), 6)
+                  << right(std::to_string(r.shared_size_bytes), 8)
+                  << right(std::to_string(r.local_size_bytes), 7)
+                  << right(std::to_string(r.const_size_bytes), 7)
+                  << right(std::to_string(r.max_threads_per_block), 9)
+                  << right(std::to_string(r.num_barriers), 5);
+        if (o.threads) {
+          const KernelOccupancy& oc = occupancy[i];
+          if (oc.record)
+            std::cout << right(std::to_string(oc.record->tb_per_mp), 11)
+                      << right(percent(oc.record->occupancy), 11) << "  " << oc.record->limited_by;
+          else
+            std::cout << right("-", 11) << right("-", 11) << "  " << oc.reason;
+        }
+        if (k.bounds.cluster) std::cout << "  [cluster " << dims_text(*k.bounds.cluster) << "]";
+        if (k.bounds.reqntid) std::cout << "  [block " << dims_text(*k.bounds.reqntid) << "]";
+        std::cout << '\n';
+      }
+    }
+    // PTX and unknown entries, which have no kernels to list.
+    for (const auto& image : result.images) {
+      if (image.kind == "elf" || image.skipped) continue;
+      std::cout << (groups.empty() ? "" : "\n") << result.files[image.file].path;
+      if (!image.member.empty()) std::cout << "(" << image.member << ")";
+      if (image.kind == "ptx")
+        std::cout << "  " << image.arch << "  PTX only (no machine code to measure)\n";
+      else
+        std::cout << "  entry at offset " << image.offset << " of unknown kind: skipped\n";
+    }
+    if (shown.empty() && any_cuda)
+      std::cout << (pattern          ? "no kernel matches --kernel"
+                    : o.arch.empty() ? "no kernels"
+                                     : "no kernels for --arch")
+                << '\n';
+  }
+  if (bad_entry) return ExitStatus::usage;
+  if (!any_cuda) return ExitStatus::usage;
+  return ExitStatus::success;
+}
+
+}  // namespace
+
+Command add_kernels(CLI::App& root, GlobalOptions& global) {
+  auto o = std::make_shared<KernelsOptions>();
+  CLI::App* sub = root.add_subcommand(
+      "kernels", "Every kernel in compiled CUDA binaries, its resources and occupancy (no GPU)");
+  sub->add_option("FILE", o->files,
+                  "CUBIN, fatbin, object (.o, -dc too), archive (.a), executable or shared library")
+      ->required();
+  sub->add_option("--arch", o->arch,
+                  "Keep these architectures (sm_90 also keeps sm_90a; comma-separated)")
+      ->delimiter(',');
+  sub->add_option("--kernel", o->kernel,
+                  "Keep kernels whose mangled or demangled name matches this regular expression "
+                  "(ECMAScript, anywhere in the name)");
+  sub->add_option("--threads", o->threads, "Add each kernel's occupancy at N threads per block");
+  sub->add_option(
+      "--sort", o->sort,
+      "Sort by a column: name, regs, shared, local, const, threads, barriers, occupancy");
+  sub->add_flag("--wide", o->wide, "Print whole kernel names");
+  sub->add_option("--jobs", o->jobs, "Worker threads (default: one per hardware thread)");
+  sub->add_flag("--no-progress", o->no_progress, "No progress bar on stderr");
+  add_json_flag(*sub, global);
+  return {sub, [o, &global] { return run_kernels(*o, global); }};
+}
+
+}  // namespace cudatool::app

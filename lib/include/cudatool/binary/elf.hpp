@@ -1,0 +1,71 @@
+// A read-only ELF64 little-endian reader (host objects, executables, shared libraries and
+// CUBINs alike): the header fields cudatool needs and the section table, every offset
+// checked through ByteReader. Section names are views into the image.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "cudatool/binary/byte_reader.hpp"
+
+namespace cudatool {
+
+inline constexpr std::uint16_t kElfMachineCuda = 190;  // EM_CUDA
+inline constexpr std::uint32_t kElfNobits = 8;         // SHT_NOBITS
+inline constexpr std::uint32_t kElfSymtab = 2;         // SHT_SYMTAB
+
+struct ElfSection {
+  std::string_view name;
+  std::uint32_t type = 0;
+  std::uint64_t flags = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  std::uint32_t link = 0;
+  std::uint32_t info = 0;
+  std::uint64_t entsize = 0;
+  bool has_contents() const { return type != kElfNobits && type != 0; }
+};
+
+struct ElfSymbol {
+  std::string_view name;
+  std::uint8_t info = 0;
+  std::uint8_t other = 0;
+  std::uint16_t section = 0;
+  std::uint64_t value = 0;
+  std::uint64_t size = 0;
+};
+
+class ElfFile {
+ public:
+  // True when the bytes start with the ELF magic.
+  static bool is_elf(std::span<const std::uint8_t> bytes);
+  // Throws UsageError for anything that is not a well-formed ELF64 little-endian file:
+  // every section with contents must lie inside the data.
+  explicit ElfFile(ByteReader reader);
+
+  const ByteReader& reader() const { return reader_; }
+  std::uint16_t type() const { return type_; }  // e_type: 1 ET_REL, 2 ET_EXEC, 3 ET_DYN
+  std::uint16_t machine() const { return machine_; }
+  std::uint8_t abi_version() const { return abi_version_; }
+  std::uint32_t flags() const { return flags_; }
+  const std::vector<ElfSection>& sections() const { return sections_; }
+  const ElfSection* find(std::string_view name) const;
+  // The section's contents (empty for SHT_NOBITS).
+  std::span<const std::uint8_t> contents(const ElfSection& s) const;
+  ByteReader section_reader(const ElfSection& s) const;
+  // The symbols of the first SHT_SYMTAB section (empty when there is none).
+  std::vector<ElfSymbol> symbols() const;
+
+ private:
+  ByteReader reader_;
+  std::uint16_t type_ = 0;
+  std::uint16_t machine_ = 0;
+  std::uint8_t abi_version_ = 0;
+  std::uint32_t flags_ = 0;
+  std::vector<ElfSection> sections_;
+};
+
+}  // namespace cudatool

@@ -1,0 +1,90 @@
+// NVIDIA's fatbin container, as nvcc 13.0 writes it (facts measured on its output; the
+// format is not documented):
+//
+//   container header, 16 bytes: u32 magic 0xBA55ED50, u16 version (1), u16 header size
+//     (16), u64 size of the entries that follow
+//   entry header, at least 64 bytes:
+//     +0 u16 kind (1 PTX, 2 ELF)   +2 u16 version   +4 u32 header size   +8 u64 payload size
+//     +16 u32 compressed size (where compressed)   +28 u32 architecture (90 for sm_90)
+//     +40 u64 flags: 0x2000 LZ4 (nvcc --compress-mode speed), 0x8000 zstd (the default),
+//          0x100000 an "a" variant (sm_90a), 0x200000 an "f" one (sm_100f)
+//     +56 u64 decompressed size
+//   then the payload (padded to 8 bytes); the next entry follows.
+//
+// Every size is checked against the bytes there before use.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cudatool/binary/byte_reader.hpp"
+
+namespace cudatool {
+
+inline constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
+
+enum class FatbinCompression { none, lz4, zstd };
+std::string_view compression_name(FatbinCompression c);  // "none", "lz4", "zstd"
+
+struct FatbinEntry {
+  std::uint16_t kind = 0;  // 1 PTX, 2 ELF, anything else unknown
+  int sm = 0;              // 90
+  std::string arch;        // "sm_90a" (ELF), "compute_90" (PTX)
+  std::uint64_t flags = 0;
+  FatbinCompression compression = FatbinCompression::none;
+  std::uint64_t offset = 0;               // of the entry header, in the reader's source
+  std::span<const std::uint8_t> payload;  // the stored bytes (compressed where compressed)
+  std::uint64_t decompressed_size = 0;    // the declared size; payload.size() when stored plain
+  std::string_view kind_name() const;     // "elf", "ptx", "unknown"
+};
+
+struct FatbinContainer {
+  std::uint64_t offset = 0;  // of the container header, in the reader's source
+  std::uint64_t size = 0;    // header and entries
+  std::vector<FatbinEntry> entries;
+};
+
+// True when a container header that fits in `r` starts at `offset` (magic, version 1,
+// header size 16, and an entry area inside the data).
+bool looks_like_fatbin_container(const ByteReader& r, std::uint64_t offset);
+
+// Reads the container at `offset`; throws UsageError for a malformed one.
+FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset);
+
+// Every container in [begin, end) of `r`: candidates are found by their magic at any
+// 8-byte-aligned offset and kept only when read_fatbin_container accepts them (so stray
+// bytes that happen to match the magic are ignored); the scan skips over each container
+// it accepts.
+std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::uint64_t begin,
+                                                    std::uint64_t end);
+
+// The largest decompressed size accepted for `compressed` bytes: 30 times as much plus
+// 128 MiB (a declared size above it is refused before anything is allocated).
+std::uint64_t decompression_cap(std::uint64_t compressed);
+
+// What one thread reuses from entry to entry: the output buffer (grown, never zero-filled)
+// and a zstd decompression context.
+class Decompressor {
+ public:
+  Decompressor();
+  ~Decompressor();
+  Decompressor(const Decompressor&) = delete;
+  Decompressor& operator=(const Decompressor&) = delete;
+
+  // The entry's contents: the payload itself when stored plain; otherwise decompressed
+  // into the buffer (valid until the next call) with libzstd or liblz4. Throws UsageError
+  // naming `source`, the entry and what is wrong: a declared size over the cap, corrupt
+  // data, a size that does not match.
+  std::span<const std::uint8_t> contents(const FatbinEntry& entry, const std::string& source);
+  std::size_t capacity() const { return capacity_; }
+
+ private:
+  std::unique_ptr<std::uint8_t[]> buffer_;
+  std::size_t capacity_ = 0;
+  void* zstd_ = nullptr;  // ZSTD_DCtx
+};
+
+}  // namespace cudatool

@@ -1,0 +1,81 @@
+// Every kernel in compiled CUDA binaries: CUBINs, fatbins, host objects (relocatable -dc
+// ones included), static archives, executables and shared libraries. Offline: no driver.
+//
+// Discovery is sequential and cheap (the ELF section table, a scan of every section for
+// fatbin containers); the work is per fatbin entry: decompress (zstd, LZ4) and read the
+// CUBIN. It runs on a fixed pool of threads that take job indices, largest first, from an
+// atomic counter and write each result into its own pre-sized slot, so the output order
+// is stable and nothing is locked. Each thread reuses one buffer, so at most one
+// decompressed image per thread is held at a time; entries of architectures that --arch
+// leaves out are never decompressed. Errors in an entry are recorded with it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cudatool/binary/cubin.hpp"
+
+namespace cudatool {
+
+struct ScanOptions {
+  // Architectures to keep ("sm_90" also keeps sm_90a and sm_90f; "sm_90a" only itself);
+  // empty for all.
+  std::vector<std::string> arch;
+  unsigned threads = 0;  // worker threads; 0 for one per hardware thread
+  // Called from the calling thread about every 100 ms while entries are read.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+struct ScannedFile {
+  std::string path;
+  std::uint64_t size = 0;
+  bool has_cuda_code = false;  // at least one CUBIN, fatbin entry or PTX
+  std::string note;            // why not, where has_cuda_code is false
+};
+
+struct ScannedImage {
+  std::size_t file = 0;                // index into ScanResult::files
+  std::string member;                  // archive member, "" otherwise
+  std::string section;                 // ELF section holding the container, "" for none
+  std::uint64_t container_offset = 0;  // in the file (or member); 0 for a bare CUBIN
+  std::uint64_t offset = 0;            // of the entry header (a bare CUBIN: 0)
+  std::string kind;                    // "elf", "ptx", "unknown"
+  std::string arch;                    // "sm_90a", "compute_90"; "" where unknown
+  std::string compression;             // "none", "lz4", "zstd"
+  std::uint64_t stored_size = 0;       // bytes in the file
+  std::uint64_t size = 0;              // decompressed
+  bool skipped = false;                // left out by --arch (never decompressed)
+  std::string error;                   // "" or why the entry could not be read
+  std::size_t kernel_count = 0;
+};
+
+struct ScannedKernel {
+  std::size_t image = 0;  // index into ScanResult::images
+  KernelResources resources;
+  KernelBounds bounds;
+};
+
+struct ScanResult {
+  std::vector<ScannedFile> files;
+  std::vector<ScannedImage> images;
+  std::vector<ScannedKernel> kernels;  // in image order, then the CUBIN's symbol order
+};
+
+// Maps and reads each file. A file that cannot be read or is not ELF, a fatbin or an ar
+// archive (or is malformed as one) throws UsageError naming it and the offset; a
+// well-formed file without CUDA code is returned with has_cuda_code false and a note.
+ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options);
+// The same over bytes in memory, named `name` (tests and fuzzing drive this).
+ScanResult scan_bytes(std::span<const std::uint8_t> bytes, const std::string& name,
+                      const ScanOptions& options);
+
+// Whether an image's architecture passes the --arch filters (see ScanOptions::arch);
+// PTX ("compute_90") matches "sm_90" and "compute_90".
+bool arch_matches(const std::string& arch, const std::vector<std::string>& filters);
+// Checks --arch values: "sm_90", "sm_90a", "sm_100f", "compute_90"; UsageError otherwise.
+void check_arch_filter(const std::string& filter);
+
+}  // namespace cudatool

@@ -1,0 +1,197 @@
+#include "cudatool/binary/fatbin.hpp"
+
+#include <lz4.h>
+#include <zstd.h>
+
+#include "cudatool/base/error.hpp"
+
+namespace cudatool {
+namespace {
+
+constexpr std::uint64_t kContainerHeaderSize = 16;
+constexpr std::uint64_t kMinEntryHeaderSize = 64;
+constexpr std::uint64_t kFlagLz4 = 0x2000;
+constexpr std::uint64_t kFlagZstd = 0x8000;
+constexpr std::uint64_t kFlagArchA = 0x100000;
+constexpr std::uint64_t kFlagArchF = 0x200000;
+
+}  // namespace
+
+std::string_view compression_name(FatbinCompression c) {
+  switch (c) {
+    case FatbinCompression::lz4:
+      return "lz4";
+    case FatbinCompression::zstd:
+      return "zstd";
+    case FatbinCompression::none:
+      break;
+  }
+  return "none";
+}
+
+std::string_view FatbinEntry::kind_name() const {
+  return kind == 2 ? "elf" : kind == 1 ? "ptx" : "unknown";
+}
+
+bool looks_like_fatbin_container(const ByteReader& r, std::uint64_t offset) {
+  if (!r.contains(offset, kContainerHeaderSize)) return false;
+  if (r.u32(offset, "fatbin magic") != kFatbinMagic) return false;
+  if (r.u16(offset + 4, "fatbin version") != 1) return false;
+  if (r.u16(offset + 6, "fatbin header size") != kContainerHeaderSize) return false;
+  const std::uint64_t size = r.u64(offset + 8, "fatbin size");
+  return size >= kMinEntryHeaderSize && r.contains(offset + kContainerHeaderSize, size);
+}
+
+FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset) {
+  const std::uint32_t magic = r.u32(offset, "fatbin container header");
+  if (magic != kFatbinMagic) r.fail(offset, "no fatbin magic (0xba55ed50)");
+  const std::uint16_t version = r.u16(offset + 4, "fatbin container version");
+  if (version != 1)
+    r.fail(offset + 4, "fatbin container version " + std::to_string(version) + " (known: 1)");
+  const std::uint16_t header_size = r.u16(offset + 6, "fatbin container header size");
+  if (header_size != kContainerHeaderSize)
+    r.fail(offset + 6,
+           "fatbin container header size " + std::to_string(header_size) + " (known: 16)");
+  const std::uint64_t size = r.u64(offset + 8, "fatbin container size");
+  const ByteReader body = r.sub(offset + kContainerHeaderSize, size, "fatbin container entries");
+  FatbinContainer c;
+  c.offset = r.origin() + offset;
+  c.size = kContainerHeaderSize + size;
+  std::uint64_t p = 0;
+  while (p < body.size()) {
+    if (body.size() - p < kMinEntryHeaderSize) {
+      // Trailing padding is allowed; anything else is not an entry.
+      for (auto b : body.bytes(p, body.size() - p, "fatbin padding"))
+        if (b != 0) body.fail(p, "fatbin entry header truncated");
+      break;
+    }
+    FatbinEntry e;
+    e.offset = body.origin() + p;
+    e.kind = body.u16(p, "fatbin entry kind");
+    const std::uint32_t entry_header = body.u32(p + 4, "fatbin entry header size");
+    const std::uint64_t payload_size = body.u64(p + 8, "fatbin entry payload size");
+    if (e.kind == 0 && entry_header == 0 && payload_size == 0) break;  // zero padding
+    if (entry_header < kMinEntryHeaderSize || entry_header > 4096)
+      body.fail(p + 4, "fatbin entry header size " + std::to_string(entry_header) + " is absurd");
+    body.bytes(p, entry_header, "fatbin entry header");
+    e.payload = body.bytes(p + entry_header, payload_size, "fatbin entry payload");
+    const std::uint32_t compressed = body.u32(p + 16, "fatbin entry compressed size");
+    e.sm = static_cast<int>(body.u32(p + 28, "fatbin entry architecture"));
+    e.flags = body.u64(p + 40, "fatbin entry flags");
+    e.decompressed_size = body.u64(p + 56, "fatbin entry decompressed size");
+    if (e.flags & kFlagZstd)
+      e.compression = FatbinCompression::zstd;
+    else if (e.flags & kFlagLz4)
+      e.compression = FatbinCompression::lz4;
+    if (e.compression != FatbinCompression::none) {
+      if (compressed == 0 || compressed > payload_size)
+        body.fail(p + 16, "fatbin entry compressed size " + std::to_string(compressed) +
+                              " does not fit its payload of " + std::to_string(payload_size) +
+                              " bytes");
+      e.payload = e.payload.first(compressed);
+    } else {
+      e.decompressed_size = payload_size;
+    }
+    if (e.sm < 0 || e.sm > 100000)
+      body.fail(p + 28, "fatbin entry architecture " + std::to_string(e.sm) + " is absurd");
+    e.arch = (e.kind == 1 ? "compute_" : "sm_") + std::to_string(e.sm);
+    if (e.flags & kFlagArchA)
+      e.arch += 'a';
+    else if (e.flags & kFlagArchF)
+      e.arch += 'f';
+    c.entries.push_back(std::move(e));
+    p += entry_header + payload_size;
+  }
+  return c;
+}
+
+std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::uint64_t begin,
+                                                    std::uint64_t end) {
+  std::vector<FatbinContainer> found;
+  if (end > r.size()) end = r.size();
+  const std::uint8_t* data = r.all().data();
+  std::uint64_t p = (begin + 7) & ~std::uint64_t(7);
+  while (p + kContainerHeaderSize <= end) {
+    // The magic's first byte, little-endian: 0x50.
+    if (data[p] == 0x50 && data[p + 1] == 0xED && data[p + 2] == 0x55 && data[p + 3] == 0xBA &&
+        looks_like_fatbin_container(r, p)) {
+      try {
+        FatbinContainer c = read_fatbin_container(r, p);
+        if (!c.entries.empty()) {
+          p += c.size;
+          p = (p + 7) & ~std::uint64_t(7);
+          found.push_back(std::move(c));
+          continue;
+        }
+      } catch (const UsageError&) {
+        // Bytes that look like a header but do not hold entries: not a container.
+      }
+    }
+    p += 8;
+  }
+  return found;
+}
+
+std::uint64_t decompression_cap(std::uint64_t compressed) {
+  constexpr std::uint64_t k128MiB = 128ull << 20;
+  if (compressed > (UINT64_MAX - k128MiB) / 30) return UINT64_MAX;
+  return compressed * 30 + k128MiB;
+}
+
+Decompressor::Decompressor() : zstd_(ZSTD_createDCtx()) {
+  if (zstd_ == nullptr) throw std::bad_alloc();
+}
+
+Decompressor::~Decompressor() {
+  ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
+}
+
+std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
+                                                     const std::string& source) {
+  if (e.compression == FatbinCompression::none) return e.payload;
+  const auto where = [&] {
+    return source + ": " + e.arch + " entry at offset " + hex(e.offset) + ": ";
+  };
+  const std::uint64_t cap = decompression_cap(e.payload.size());
+  if (e.decompressed_size == 0)
+    throw UsageError(where() + "compressed entry declares a decompressed size of 0");
+  if (e.decompressed_size > cap)
+    throw UsageError(where() + "declared decompressed size " + std::to_string(e.decompressed_size) +
+                     " is more than 30 x the " + std::to_string(e.payload.size()) +
+                     " compressed bytes + 128 MiB: refused (a decompression bomb?)");
+  const auto size = static_cast<std::size_t>(e.decompressed_size);
+  if (size > capacity_) {
+    buffer_.reset();
+    buffer_ = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+    capacity_ = size;
+  }
+  std::uint8_t* const out = buffer_.get();
+  if (e.compression == FatbinCompression::zstd) {
+    const unsigned long long frame = ZSTD_getFrameContentSize(e.payload.data(), e.payload.size());
+    if (frame == ZSTD_CONTENTSIZE_ERROR)
+      throw UsageError(where() + "corrupt zstd data (no valid frame header)");
+    if (frame != ZSTD_CONTENTSIZE_UNKNOWN && frame != e.decompressed_size)
+      throw UsageError(where() + "zstd frame declares " + std::to_string(frame) +
+                       " bytes, the entry " + std::to_string(e.decompressed_size));
+    const std::size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(zstd_), out, size,
+                                              e.payload.data(), e.payload.size());
+    if (ZSTD_isError(n))
+      throw UsageError(where() + "corrupt zstd data (" + ZSTD_getErrorName(n) + ")");
+    if (n != e.decompressed_size)
+      throw UsageError(where() + "zstd data decompressed to " + std::to_string(n) +
+                       " bytes, the entry declares " + std::to_string(e.decompressed_size));
+  } else {
+    if (e.payload.size() > 0x7fffffffu || e.decompressed_size > 0x7fffffffu)
+      throw UsageError(where() + "LZ4 entry larger than 2 GiB");
+    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(e.payload.data()),
+                                      reinterpret_cast<char*>(out),
+                                      static_cast<int>(e.payload.size()), static_cast<int>(size));
+    if (n < 0) throw UsageError(where() + "corrupt LZ4 data");
+    if (static_cast<std::uint64_t>(n) != e.decompressed_size)
+      throw UsageError(where() + "LZ4 data decompressed to " + std::to_string(n) +
+                       " bytes, the entry declares " + std::to_string(e.decompressed_size));
+  }
+  return std::span<const std::uint8_t>(out, size);
+}
+
+}  // namespace cudatool

@@ -1,0 +1,284 @@
+#include "cudatool/binary/kernel_scan.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <numeric>
+#include <thread>
+
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/mapped_file.hpp"
+#include "cudatool/binary/archive.hpp"
+#include "cudatool/binary/elf.hpp"
+#include "cudatool/binary/fatbin.hpp"
+
+namespace cudatool {
+namespace {
+
+// One unit of work: an ELF entry (or a bare CUBIN) to read.
+struct Job {
+  std::size_t image = 0;
+  FatbinEntry entry;  // compression none with payload = the CUBIN for a bare one
+  std::string source;
+  const MappedFile* mapped = nullptr;  // pages to release once read, where mapped
+};
+
+struct JobResult {
+  std::vector<ScannedKernel> kernels;
+  std::string error;
+};
+
+// "sm_90a" -> {"sm", 90, "a"}; false when it is not of that form.
+bool split_arch(const std::string& arch, std::string& prefix, int& number, std::string& suffix) {
+  const auto underscore = arch.find('_');
+  if (underscore == std::string::npos) return false;
+  prefix = arch.substr(0, underscore);
+  if (prefix != "sm" && prefix != "compute") return false;
+  std::size_t i = underscore + 1;
+  number = 0;
+  const std::size_t first = i;
+  while (i < arch.size() && arch[i] >= '0' && arch[i] <= '9' && number < 100000)
+    number = number * 10 + (arch[i++] - '0');
+  if (i == first) return false;
+  suffix = arch.substr(i);
+  return suffix.empty() || suffix == "a" || suffix == "f";
+}
+
+class Scanner {
+ public:
+  explicit Scanner(const ScanOptions& options) : options_(options) {}
+
+  void add(const ByteReader& r, const MappedFile* mapped) {
+    const std::size_t file = result_.files.size();
+    result_.files.push_back({r.source(), r.size(), false, ""});
+    const auto bytes = r.all();
+    if (is_ar_archive(bytes)) {
+      bool any_object = false;
+      for (const ArchiveMember& m : read_ar_archive(r)) {
+        if (!ElfFile::is_elf(m.data.all()) && !looks_like_fatbin_container(m.data, 0)) continue;
+        any_object = true;
+        add_object(file, m.data, m.name, mapped);
+      }
+      if (!any_object) result_.files[file].note = "an archive without ELF members";
+    } else if (ElfFile::is_elf(bytes)) {
+      add_object(file, r, "", mapped);
+    } else if (r.size() >= 4 && r.u32(0, "magic") == kFatbinMagic) {
+      add_fatbin_sequence(file, r, 0, r.size(), "", "", mapped);
+    } else {
+      r.fail(0, "not a CUDA binary (neither ELF, a fatbin nor an ar archive)");
+    }
+    ScannedFile& f = result_.files[file];
+    f.has_cuda_code = std::any_of(result_.images.begin(), result_.images.end(),
+                                  [&](const ScannedImage& i) { return i.file == file; });
+    if (!f.has_cuda_code && f.note.empty())
+      f.note = "no CUDA code (no CUBIN and no fatbin container)";
+  }
+
+  ScanResult run() {
+    std::vector<JobResult> slots(jobs_.size());
+    // Largest first, so that the last job to start is a small one.
+    std::vector<std::size_t> order(jobs_.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return jobs_[a].entry.payload.size() > jobs_[b].entry.payload.size();
+    });
+    std::atomic<std::size_t> next{0}, done{0};
+    const auto work = [&] {
+      Decompressor decompressor;
+      for (;;) {
+        const std::size_t n = next.fetch_add(1, std::memory_order_relaxed);
+        if (n >= order.size()) break;
+        run_job(jobs_[order[n]], slots[order[n]], decompressor);
+        done.fetch_add(1, std::memory_order_relaxed);
+      }
+    };
+    unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
+    threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(jobs_.size())));
+    if (threads <= 1 && !options_.progress) {
+      work();
+    } else {
+      std::vector<std::thread> pool;
+      pool.reserve(threads);
+      for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
+      if (options_.progress) {
+        while (done.load() < jobs_.size()) {
+          options_.progress(done.load(), jobs_.size());
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        options_.progress(jobs_.size(), jobs_.size());
+      }
+      for (auto& t : pool) t.join();
+    }
+    for (std::size_t j = 0; j < jobs_.size(); ++j) {
+      ScannedImage& image = result_.images[jobs_[j].image];
+      image.error = std::move(slots[j].error);
+      image.kernel_count = slots[j].kernels.size();
+    }
+    // Flatten in image order (jobs were created in image order).
+    std::size_t total = 0;
+    for (const auto& s : slots) total += s.kernels.size();
+    result_.kernels.reserve(total);
+    for (auto& s : slots)
+      for (auto& k : s.kernels) result_.kernels.push_back(std::move(k));
+    return std::move(result_);
+  }
+
+ private:
+  static void run_job(const Job& job, JobResult& out, Decompressor& decompressor) {
+    try {
+      const auto contents = decompressor.contents(job.entry, job.source);
+      if (job.mapped) job.mapped->release(job.entry.payload);
+      const CubinInfo info =
+          read_cubin_image(ByteReader(contents, job.source + " (" + job.entry.arch + " image at " +
+                                                    hex(job.entry.offset) + ")"));
+      out.kernels.reserve(info.kernels.size());
+      for (std::size_t k = 0; k < info.kernels.size(); ++k)
+        out.kernels.push_back({job.image, info.kernels[k], info.bounds[k]});
+    } catch (const std::exception& e) {
+      out.error = e.what();
+      out.kernels.clear();
+    }
+  }
+
+  void add_object(std::size_t file, const ByteReader& r, const std::string& member,
+                  const MappedFile* mapped) {
+    const std::string source = member.empty() ? r.source() : r.source() + "(" + member + ")";
+    const ByteReader named(r.all(), source, r.origin());
+    if (!ElfFile::is_elf(r.all())) {
+      add_fatbin_sequence(file, named, 0, named.size(), member, "", mapped);
+      return;
+    }
+    const ElfFile elf(named);
+    if (elf.machine() == kElfMachineCuda) {
+      ScannedImage image;
+      image.file = file;
+      image.member = member;
+      image.kind = "elf";
+      const int sm =
+          elf.abi_version() >= 8 ? int((elf.flags() >> 8) & 0xff) : int(elf.flags() & 0xff);
+      image.arch = "sm_" + std::to_string(sm);
+      image.compression = "none";
+      image.stored_size = image.size = named.size();
+      FatbinEntry entry;
+      entry.kind = 2;
+      entry.sm = sm;
+      entry.arch = image.arch;
+      entry.payload = named.all();
+      entry.decompressed_size = named.size();
+      add_image(std::move(image), std::move(entry), source, mapped);
+      return;
+    }
+    for (const ElfSection& s : elf.sections()) {
+      if (!s.has_contents() || s.size < 16) continue;
+      if (s.name == ".nv_fatbin" || s.name == "__nv_relfatbin") {
+        add_fatbin_sequence(file, named, s.offset, s.offset + s.size, member, std::string(s.name),
+                            mapped);
+      } else {
+        for (FatbinContainer& c : find_fatbin_containers(named, s.offset, s.offset + s.size))
+          add_container(file, c, member, std::string(s.name), source, mapped);
+      }
+      if (mapped) mapped->release(elf.contents(s));
+    }
+  }
+
+  // The fatbin sections (and bare fatbin files): containers one after another, with zero
+  // padding between them; anything else there is an error.
+  void add_fatbin_sequence(std::size_t file, const ByteReader& r, std::uint64_t begin,
+                           std::uint64_t end, const std::string& member, const std::string& section,
+                           const MappedFile* mapped) {
+    std::uint64_t p = begin;
+    while (p < end) {
+      if (r.u8(p, "fatbin section") == 0) {
+        ++p;
+        continue;
+      }
+      const ByteReader part = r.sub(p, end - p, section.empty() ? "fatbin" : section);
+      FatbinContainer c = read_fatbin_container(part, 0);
+      p += c.size;
+      add_container(file, c, member, section, r.source(), mapped);
+    }
+  }
+
+  void add_container(std::size_t file, const FatbinContainer& c, const std::string& member,
+                     const std::string& section, const std::string& source,
+                     const MappedFile* mapped) {
+    for (const FatbinEntry& e : c.entries) {
+      ScannedImage image;
+      image.file = file;
+      image.member = member;
+      image.section = section;
+      image.container_offset = c.offset;
+      image.offset = e.offset;
+      image.kind = std::string(e.kind_name());
+      image.arch = e.kind == 1 || e.kind == 2 ? e.arch : "";
+      image.compression = std::string(compression_name(e.compression));
+      image.stored_size = e.payload.size();
+      image.size = e.decompressed_size;
+      if (e.kind != 2) {
+        image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
+        result_.images.push_back(std::move(image));
+        continue;
+      }
+      add_image(std::move(image), e, source, mapped);
+    }
+  }
+
+  void add_image(ScannedImage image, FatbinEntry entry, const std::string& source,
+                 const MappedFile* mapped) {
+    image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
+    const std::size_t index = result_.images.size();
+    const bool run = !image.skipped;
+    result_.images.push_back(std::move(image));
+    if (run) jobs_.push_back({index, std::move(entry), source, mapped});
+  }
+
+  const ScanOptions& options_;
+  ScanResult result_;
+  std::vector<Job> jobs_;
+};
+
+}  // namespace
+
+void check_arch_filter(const std::string& filter) {
+  std::string prefix, suffix;
+  int number = 0;
+  if (!split_arch(filter, prefix, number, suffix))
+    throw UsageError("--arch \"" + filter +
+                     "\": expected an architecture such as sm_90, sm_90a, sm_100f or compute_90");
+}
+
+bool arch_matches(const std::string& arch, const std::vector<std::string>& filters) {
+  std::string prefix, suffix;
+  int number = 0;
+  if (!split_arch(arch, prefix, number, suffix)) return false;
+  for (const std::string& f : filters) {
+    std::string fprefix, fsuffix;
+    int fnumber = 0;
+    if (!split_arch(f, fprefix, fnumber, fsuffix) || fnumber != number) continue;
+    if (prefix == "compute" && fprefix == "sm" && fsuffix.empty()) return true;
+    if (prefix != fprefix) continue;
+    if (fsuffix.empty() || fsuffix == suffix) return true;
+  }
+  return false;
+}
+
+ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options) {
+  std::vector<std::unique_ptr<MappedFile>> files;
+  Scanner scanner(options);
+  for (const std::string& path : paths) {
+    files.push_back(std::make_unique<MappedFile>(path));
+    scanner.add(ByteReader(files.back()->bytes(), path), files.back().get());
+  }
+  return scanner.run();
+}
+
+ScanResult scan_bytes(std::span<const std::uint8_t> bytes, const std::string& name,
+                      const ScanOptions& options) {
+  Scanner scanner(options);
+  if (bytes.empty()) throw UsageError(name + ": empty file");
+  scanner.add(ByteReader(bytes, name), nullptr);
+  return scanner.run();
+}
+
+}  // namespace cudatool

@@ -1,0 +1,315 @@
+// End-to-end tests of `cudatool kernels` through the real binary, on programs built with
+// nvcc by tests/CMakeLists.txt (every compression mode, sm_80/sm_90/sm_100 and PTX, -dc,
+// an executable, a shared library, a static archive): the kernel lists and values against
+// cuobjdump --dump-resource-usage where it is on PATH, against hard facts of the source
+// always, and every kind of bad input.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "process.hpp"
+
+using namespace cudatool::testing;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kFiles = {"none.o",  "zstd.o",        "lz4.o",       "relocatable.o",
+                                         "program", "libkernels.so", "libkernels.a"};
+
+std::string data(const std::string& name) {
+  return std::string(CUDATOOL_KERNELS_DATA) + "/" + name;
+}
+
+bool have_data() {
+  return fs::exists(data("libkernels.a"));
+}
+
+#define REQUIRE_DATA() \
+  if (!have_data()) GTEST_SKIP() << "nvcc was not found at configure time: no test binaries"
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+json kernels_json(std::vector<std::string> args) {
+  args.insert(args.begin(), "kernels");
+  args.push_back("--json");
+  const auto r = run_cudatool(args, without_driver());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return json::parse(r.out);
+}
+
+// One kernel as both tools describe it.
+using Row = std::tuple<std::string, std::string, std::string, int, int, int, int>;
+
+std::string cuobjdump_path() {
+  const char* path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "");
+  std::string dir;
+  while (std::getline(dirs, dir, ':'))
+    if (!dir.empty() && ::access((dir + "/cuobjdump").c_str(), X_OK) == 0)
+      return dir + "/cuobjdump";
+  return "";
+}
+
+// member, arch, name, regs, shared (less the 1 KiB reserved on sm_90+), stack, const.
+std::multiset<Row> from_cuobjdump(const std::string& output) {
+  std::multiset<Row> rows;
+  std::stringstream in(output);
+  std::string line, member, arch, function;
+  bool elf = false;
+  int const3 = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("member ", 0) == 0) {
+      member = line.substr(line.rfind(':', line.size() - 2) + 1);
+      member.pop_back();  // the trailing ':'
+    } else if (line == "Fatbin elf code:") {
+      elf = true;
+      const3 = 0;
+    } else if (line == "Fatbin ptx code:") {
+      elf = false;
+    } else if (line.rfind("arch = ", 0) == 0) {
+      arch = line.substr(7);
+    } else if (auto c = line.find("CONSTANT[3]:");
+               c != std::string::npos && line.find("GLOBAL:") != std::string::npos) {
+      const3 = std::stoi(line.substr(c + 12));
+    } else if (line.rfind(" Function ", 0) == 0) {
+      function = line.substr(10, line.size() - 11);
+    } else if (elf && !function.empty() && line.find("REG:") != std::string::npos) {
+      const auto field = [&](const std::string& name) {
+        const auto at = line.find(" " + name + ":");
+        return at == std::string::npos ? 0 : std::stoi(line.substr(at + name.size() + 2));
+      };
+      int shared = field("SHARED");
+      const int sm = std::stoi(arch.substr(3));
+      if (sm >= 90 && shared >= 1024) shared -= 1024;
+      // Relocatable objects list device functions too (the CUDA math library's slow paths).
+      if (function.rfind("__cuda_", 0) != 0)
+        rows.insert({member, arch, function, field("REG"), shared, field("STACK"), const3});
+      function.clear();
+    }
+  }
+  return rows;
+}
+
+std::multiset<Row> from_cudatool(const json& doc) {
+  std::multiset<Row> rows;
+  for (const auto& k : doc["kernels"])
+    rows.insert({k["member"].is_null() ? "" : k["member"].get<std::string>(), k["arch"], k["name"],
+                 k["num_regs"], k["shared_size_bytes"], k["local_size_bytes"],
+                 k["const_size_bytes"]});
+  return rows;
+}
+
+TEST(CliKernels, EqualsCuobjdumpOnEveryTestBinary) {
+  REQUIRE_DATA();
+  const std::string cuobjdump = cuobjdump_path();
+  if (cuobjdump.empty())
+    GTEST_SKIP() << "cuobjdump is not on PATH (tools/install-deps.sh installs it from pip)";
+  for (const auto& file : kFiles) {
+    const auto dump = run_process(cuobjdump, {"--dump-resource-usage", data(file)});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    const auto expected = from_cuobjdump(dump.out);
+    const auto actual = from_cudatool(kernels_json({data(file)}));
+    EXPECT_GT(expected.size(), 5u) << file;
+    EXPECT_EQ(actual, expected) << file;
+  }
+}
+
+TEST(CliKernels, EveryCompressionModeAndContainerGivesTheSameKernels) {
+  REQUIRE_DATA();
+  const auto reference = from_cudatool(kernels_json({data("none.o")}));
+  ASSERT_EQ(reference.size(), 7u + 8u + 8u) << "sm_80 has no cluster kernel";
+  for (const char* file : {"zstd.o", "program", "libkernels.so"})
+    EXPECT_EQ(from_cudatool(kernels_json({data(file)})), reference) << file;
+  // The compression each file's entries carry.
+  const auto compressions = [](const json& doc) {
+    std::set<std::string> c;
+    for (const auto& i : doc["images"]) c.insert(i["compression"]);
+    return c;
+  };
+  EXPECT_EQ(compressions(kernels_json({data("none.o")})), std::set<std::string>{"none"});
+  EXPECT_EQ(compressions(kernels_json({data("zstd.o")})), std::set<std::string>{"zstd"});
+  EXPECT_EQ(compressions(kernels_json({data("lz4.o")})), std::set<std::string>{"lz4"});
+  // LZ4 and zstd objects hold the same sm_90 and sm_100 kernels as the plain one.
+  std::multiset<Row> plain;
+  for (const auto& row : reference)
+    if (std::get<1>(row) != "sm_80") plain.insert(row);
+  EXPECT_EQ(from_cudatool(kernels_json({data("lz4.o")})), plain);
+  // The archive: both members, the relocatable one from __nv_relfatbin.
+  const json archive = kernels_json({data("libkernels.a")});
+  std::set<std::string> sections, members;
+  for (const auto& i : archive["images"])
+    sections.insert(i["section"]), members.insert(i["member"]);
+  EXPECT_EQ(sections, (std::set<std::string>{".nv_fatbin", "__nv_relfatbin"}));
+  EXPECT_EQ(members, (std::set<std::string>{"lz4.o", "relocatable.o"}));
+}
+
+TEST(CliKernels, HardFactsOfTheSource) {
+  REQUIRE_DATA();
+  const json doc = kernels_json({data("none.o"), "--threads", "256"});
+  std::map<std::pair<std::string, std::string>, json> by;
+  for (const auto& k : doc["kernels"]) by[{k["arch"], k["name"]}] = k;
+  for (const char* arch : {"sm_80", "sm_90", "sm_100"}) {
+    SCOPED_TRACE(arch);
+    const json& scale = by.at({arch, "_Z5scaleIfLi128EEvPT_i"});
+    EXPECT_EQ(scale["demangled"], "void scale<float, 128>(float*, int)");
+    EXPECT_EQ(scale["shared_size_bytes"], 128 * 4);
+    EXPECT_EQ(by.at({arch, "_Z5scaleIdLi64EEvPT_i"})["shared_size_bytes"], 64 * 8);
+    EXPECT_EQ(scale["launch_bounds_max_threads"], 256);
+    EXPECT_EQ(scale["max_threads_per_block"], 256);
+    EXPECT_EQ(scale["const_size_bytes"], 64 * 4);
+    EXPECT_EQ(scale["num_barriers"], 1);
+    EXPECT_EQ(scale["file"], data("none.o"));
+    EXPECT_FALSE(scale["occupancy"]["tb_per_mp"].is_null());
+    const json& dyn = by.at({arch, "_Z14dynamic_sharedPf"});
+    EXPECT_EQ(dyn["max_threads_per_block"], 128);
+    EXPECT_EQ(dyn["shared_size_bytes"], 0);  // dynamic shared memory is not static
+    EXPECT_TRUE(dyn["occupancy"]["tb_per_mp"].is_null()) << "256 threads break its launch bounds";
+    EXPECT_TRUE(contains(dyn["occupancy"]["reason"], "at most 128 threads"));
+    const json& capped = by.at({arch, "_Z6cappedPf"});
+    EXPECT_EQ(capped["max_registers"], 40);
+    EXPECT_LE(capped["num_regs"].get<int>(), 40);
+    EXPECT_GE(by.at({arch, "spill"})["local_size_bytes"].get<int>(), 256 * 4);
+    EXPECT_EQ(by.at({arch, "spill"})["demangled"], "spill");
+    EXPECT_EQ(by.count({arch, "_Z9clusteredPf"}), std::string(arch) == "sm_80" ? 0u : 1u);
+  }
+  EXPECT_EQ(by.at({"sm_90", "_Z9clusteredPf"})["cluster_dims"], json::array({2, 1, 1}));
+  EXPECT_TRUE(by.at({"sm_90", "spill"})["cluster_dims"].is_null());
+  bool ptx = false;
+  for (const auto& i : doc["images"])
+    if (i["kind"] == "ptx") ptx = i["arch"] == "compute_100";
+  EXPECT_TRUE(ptx);
+}
+
+TEST(CliKernels, FiltersSortAndText) {
+  REQUIRE_DATA();
+  const json sm90 = kernels_json({data("zstd.o"), "--arch", "sm_90"});
+  ASSERT_EQ(sm90["kernels"].size(), 8u);
+  for (const auto& k : sm90["kernels"]) EXPECT_EQ(k["arch"], "sm_90");
+  for (const auto& i : sm90["images"]) EXPECT_EQ(i["skipped"], i["arch"] != "sm_90");
+  const json physics = kernels_json({data("zstd.o"), "--kernel", "physics::step<[0-9]>"});
+  EXPECT_EQ(physics["kernels"].size(), 6u);  // demangled names match; 2 kernels x 3 arches
+  const json mangled = kernels_json({data("zstd.o"), "--kernel", "^_Z5scale", "--arch", "sm_80"});
+  EXPECT_EQ(mangled["kernels"].size(), 2u);
+
+  auto r = run_cudatool({"kernels", data("none.o"), "--arch", "sm_90", "--sort", "regs"},
+                        without_driver());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, data("none.o") + "  sm_90  (8 kernels, 1 image)")) << r.out;
+  EXPECT_TRUE(contains(r.out, "[cluster 2x1x1]")) << r.out;
+  EXPECT_LT(r.out.find("spill"), r.out.find("clustered(float*)")) << "32 registers before 8";
+  r = run_cudatool({"kernels", data("none.o"), "--arch", "sm_90", "--threads", "128"},
+                   without_driver());
+  EXPECT_TRUE(contains(r.out, "blocks/SM  occupancy  limited by")) << r.out;
+  r = run_cudatool({"kernels", data("none.o"), "--arch", "sm_100"}, without_driver());
+  EXPECT_TRUE(contains(r.out, "compute_100  PTX only")) << r.out;
+}
+
+TEST(CliKernels, BadInputIsOneLineAndExit2) {
+  REQUIRE_DATA();
+  const std::string dir =
+      (fs::temp_directory_path() / ("cudatool-kernels-" + std::to_string(::getpid()))).string();
+  fs::create_directories(dir);
+  const auto write = [&](const std::string& name, const std::string& bytes) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+    return dir + "/" + name;
+  };
+  std::ifstream in(data("none.o"), std::ios::binary);
+  const std::string object((std::istreambuf_iterator<char>(in)), {});
+  std::string bomb = object;
+  // The sm_80 entry of none.o claims zstd compression of a huge image.
+  const std::string magic("\x50\xed\x55\xba", 4);
+  const auto container = bomb.find(magic);
+  ASSERT_NE(container, std::string::npos);
+  const std::size_t entry = container + 16;
+  bomb[entry + 41] = static_cast<char>(0x80);                                       // zstd
+  bomb.replace(entry + 16, 4, std::string("\x00\x01\x00\x00", 4));                  // 256 bytes
+  bomb.replace(entry + 56, 8, std::string("\x00\x00\x00\x00\x00\x01\x00\x00", 8));  // 1 TiB
+  std::string corrupt = bomb;
+  corrupt.replace(entry + 56, 8, std::string("\x00\x10\x00\x00\x00\x00\x00\x00", 8));  // 4 KiB
+  const std::string fifo = dir + "/fifo";
+  ::mkfifo(fifo.c_str(), 0600);
+  struct Case {
+    std::string path, message;
+  };
+  const std::vector<Case> cases = {
+      {dir + "/missing.o", "no such file"},
+      {write("empty.o", ""), "empty file"},
+      {dir, "a directory"},
+      {fifo, "a FIFO"},
+      {write("text.o", "just some text, not a binary\n"), "not a CUDA binary"},
+      {write("truncated.o", object.substr(0, object.size() / 2)), "past the end"},
+      {write("bomb.o", bomb), "decompression bomb"},
+      {write("corrupt.o", corrupt), "corrupt zstd"},
+      {"/bin/sh", "no CUDA code"},
+  };
+  for (const Case& c : cases) {
+    const auto r = run_cudatool({"kernels", c.path}, without_driver());
+    EXPECT_EQ(r.exit_code, 2) << c.path << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "cudatool: ")) << r.err;
+    EXPECT_TRUE(contains(r.err, c.message)) << c.path << ": " << r.err;
+  }
+  // An entry that cannot be read does not hide the others.
+  const json doc =
+      json::parse(run_cudatool({"kernels", dir + "/bomb.o", "--json"}, without_driver()).out);
+  EXPECT_EQ(doc["kernels"].size(), 16u);  // sm_90 and sm_100
+  // Flags.
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"--arch", "banana"},
+                                               {"--threads", "0"},
+                                               {"--threads", "2048"},
+                                               {"--sort", "colour"},
+                                               {"--kernel", "(unclosed"},
+                                               {"--sort", "occupancy"}}) {
+    std::vector<std::string> full{"kernels", data("none.o")};
+    full.insert(full.end(), args.begin(), args.end());
+    const auto r = run_cudatool(full, without_driver());
+    EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CliKernels, OccupancyTakesAKernelFromABinary) {
+  REQUIRE_DATA();
+  auto r = run_cudatool({"occupancy", "--kernel-from", data("none.o"), "--kernel", "scale<float",
+                         "--arch", "sm_90", "--threads", "256", "--json"},
+                        without_driver());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  EXPECT_EQ(doc["registers"], doc["kernel"]["num_regs"]);
+  EXPECT_EQ(doc["shared_mem"], 512);
+  EXPECT_EQ(doc["kernel"]["arch"], "sm_90");
+  // Ambiguities and launch bounds are usage errors.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--kernel", "scale<float", "--threads", "256"},
+        {"--kernel", "scale", "--arch", "sm_90", "--threads", "256"},
+        {"--kernel", "dynamic_shared", "--arch", "sm_90", "--threads", "256"},
+        {"--kernel", "no_such_kernel", "--threads", "256"}}) {
+    std::vector<std::string> full{"occupancy", "--kernel-from", data("none.o")};
+    full.insert(full.end(), args.begin(), args.end());
+    r = run_cudatool(full, without_driver());
+    EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  }
+}
+
+}  // namespace

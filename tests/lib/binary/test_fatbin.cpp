@@ -1,0 +1,361 @@
+// The binary readers under `cudatool kernels` on inputs built in memory: the checked byte
+// reader, fatbin containers and entries (plain, zstd, LZ4, and every kind of damage), ar
+// archives, and the scan engine over them. Real CUBINs come from the nvcc-built test
+// object (tests/CMakeLists.txt); tests that need one skip where nvcc was not there.
+#include <gtest/gtest.h>
+#include <lz4.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "cudatool/base/error.hpp"
+#include "cudatool/binary/archive.hpp"
+#include "cudatool/binary/byte_reader.hpp"
+#include "cudatool/binary/elf.hpp"
+#include "cudatool/binary/fatbin.hpp"
+#include "cudatool/binary/kernel_scan.hpp"
+
+namespace cudatool {
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+template <class T>
+void put(Bytes& b, std::size_t at, T value) {
+  if (b.size() < at + sizeof(T)) b.resize(at + sizeof(T));
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    b[at + i] = static_cast<std::uint8_t>(value >> (8 * i));
+}
+
+struct EntrySpec {
+  std::uint16_t kind = 2;
+  std::uint32_t arch = 90;
+  std::uint64_t flags = 0x11;
+  Bytes payload;
+  std::uint32_t compressed_size = 0;
+  std::uint64_t decompressed_size = 0;
+  std::uint32_t header_size = 64;
+};
+
+Bytes entry(const EntrySpec& s) {
+  Bytes b(s.header_size, 0);
+  put<std::uint16_t>(b, 0, s.kind);
+  put<std::uint16_t>(b, 2, 0x101);
+  put<std::uint32_t>(b, 4, s.header_size);
+  const std::uint64_t padded = (s.payload.size() + 7) / 8 * 8;
+  put<std::uint64_t>(b, 8, padded);
+  put<std::uint32_t>(b, 16, s.compressed_size);
+  put<std::uint32_t>(b, 28, s.arch);
+  put<std::uint64_t>(b, 40, s.flags);
+  put<std::uint64_t>(b, 56, s.decompressed_size);
+  b.insert(b.end(), s.payload.begin(), s.payload.end());
+  b.resize(s.header_size + padded, 0);
+  return b;
+}
+
+Bytes container(const std::vector<Bytes>& entries) {
+  Bytes body;
+  for (const auto& e : entries) body.insert(body.end(), e.begin(), e.end());
+  Bytes b;
+  put<std::uint32_t>(b, 0, kFatbinMagic);
+  put<std::uint16_t>(b, 4, 1);
+  put<std::uint16_t>(b, 6, 16);
+  put<std::uint64_t>(b, 8, body.size());
+  b.insert(b.end(), body.begin(), body.end());
+  return b;
+}
+
+Bytes read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string data_file(const std::string& name) {
+  return std::string(CUDATOOL_KERNELS_DATA) + "/" + name;
+}
+
+// The uncompressed sm_90 CUBIN of the nvcc-built test object, or empty.
+Bytes real_cubin() {
+  const Bytes object = read_file(data_file("none.o"));
+  if (object.empty()) return {};
+  const ByteReader r(object, "none.o");
+  for (const FatbinContainer& c : find_fatbin_containers(r, 0, r.size()))
+    for (const FatbinEntry& e : c.entries)
+      if (e.kind == 2 && e.arch == "sm_90") return Bytes(e.payload.begin(), e.payload.end());
+  return {};
+}
+
+std::string error_of(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ByteReader, EveryReadIsCheckedAndErrorsNameSourceOffsetAndWhat) {
+  const Bytes data{1, 2, 3, 4, 5, 6, 7, 8, 9};
+  const ByteReader r(data, "file.bin", 0x100);
+  EXPECT_EQ(r.u32(1, "x"), 0x05040302u);  // little-endian at an odd offset
+  EXPECT_EQ(r.u64(1, "x"), 0x0908070605040302ull);
+  EXPECT_THROW(r.u64(2, "x"), UsageError);
+  EXPECT_THROW(r.bytes(UINT64_MAX - 2, 8, "x"), UsageError);  // offset + length overflows
+  EXPECT_THROW(r.bytes(4, UINT64_MAX, "x"), UsageError);
+  EXPECT_NO_THROW(r.bytes(9, 0, "x"));
+  const std::string e = error_of([&] { r.u32(7, "section header 3"); });
+  EXPECT_NE(e.find("file.bin"), std::string::npos) << e;
+  EXPECT_NE(e.find("section header 3"), std::string::npos) << e;
+  EXPECT_NE(e.find("0x107"), std::string::npos) << e;
+  const Bytes text{'a', 'b', 0, 'c'};
+  EXPECT_EQ(ByteReader(text, "t").c_string(0, "s"), "ab");
+  EXPECT_THROW(ByteReader(text, "t").c_string(3, "s"), UsageError);  // no terminator
+  EXPECT_THROW(ByteReader(text, "t").c_string(4, "s"), UsageError);
+}
+
+TEST(Fatbin, ReadsEntriesOfEveryKindAndNamesTheirArchitectures) {
+  const Bytes b =
+      container({entry({.kind = 2, .arch = 90, .flags = 0x100011, .payload = Bytes(24, 7)}),
+                 entry({.kind = 1, .arch = 100, .payload = Bytes(9, 'x')}),
+                 entry({.kind = 9, .arch = 80, .payload = Bytes(8, 0)}),
+                 entry({.kind = 2, .arch = 120, .flags = 0x200011, .payload = Bytes(8, 1)})});
+  const FatbinContainer c = read_fatbin_container(ByteReader(b, "f"), 0);
+  ASSERT_EQ(c.entries.size(), 4u);
+  EXPECT_EQ(c.entries[0].arch, "sm_90a");
+  EXPECT_EQ(c.entries[0].payload.size(), 24u);
+  EXPECT_EQ(c.entries[1].arch, "compute_100");
+  EXPECT_EQ(c.entries[1].kind_name(), "ptx");
+  EXPECT_EQ(c.entries[2].kind_name(), "unknown");
+  EXPECT_EQ(c.entries[3].arch, "sm_120f");
+  EXPECT_EQ(c.size, b.size());
+}
+
+TEST(Fatbin, RefusesSizesPastTheEndAndAbsurdHeaders) {
+  Bytes b = container({entry({.payload = Bytes(16, 1)})});
+  // The container's size points past the end.
+  Bytes past = b;
+  put<std::uint64_t>(past, 8, 1ull << 40);
+  EXPECT_NE(error_of([&] { read_fatbin_container(ByteReader(past, "f"), 0); }).find("past the end"),
+            std::string::npos);
+  // An entry payload size past the container.
+  Bytes payload = b;
+  put<std::uint64_t>(payload, 16 + 8, 1ull << 62);
+  EXPECT_THROW(read_fatbin_container(ByteReader(payload, "f"), 0), UsageError);
+  // An absurd entry header size.
+  Bytes header = b;
+  put<std::uint32_t>(header, 16 + 4, 0xffffffffu);
+  EXPECT_NE(error_of([&] { read_fatbin_container(ByteReader(header, "f"), 0); }).find("absurd"),
+            std::string::npos);
+  put<std::uint32_t>(header, 16 + 4, 8);
+  EXPECT_THROW(read_fatbin_container(ByteReader(header, "f"), 0), UsageError);
+  // Version and header size.
+  Bytes version = b;
+  put<std::uint16_t>(version, 4, 2);
+  EXPECT_THROW(read_fatbin_container(ByteReader(version, "f"), 0), UsageError);
+  // Every truncation of a container fails cleanly.
+  for (std::size_t n = 0; n < b.size(); ++n)
+    EXPECT_THROW(read_fatbin_container(ByteReader(std::span(b).first(n), "f"), 0), UsageError) << n;
+  // A compressed size larger than the payload.
+  Bytes compressed = container({entry(
+      {.flags = 0x8011, .payload = Bytes(16, 1), .compressed_size = 17, .decompressed_size = 64})});
+  EXPECT_THROW(read_fatbin_container(ByteReader(compressed, "f"), 0), UsageError);
+}
+
+TEST(Fatbin, ScanFindsContainersAnywhereAndIgnoresStrayMagic) {
+  Bytes b(40, 0);
+  put<std::uint32_t>(b, 8, kFatbinMagic);  // a stray magic with nothing valid behind it
+  const Bytes c = container({entry({.payload = Bytes(8, 3)})});
+  b.insert(b.end(), c.begin(), c.end());
+  b.resize(b.size() + 24, 0xee);
+  const auto found = find_fatbin_containers(ByteReader(b, "f"), 0, b.size());
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].offset, 40u);
+}
+
+TEST(Fatbin, DecompressionIsCappedBeforeAllocatingAndSizesAreExact) {
+  EXPECT_EQ(decompression_cap(100), 3000u + (128u << 20));
+  EXPECT_EQ(decompression_cap(UINT64_MAX), UINT64_MAX);
+  Decompressor buffer;
+  // A zstd bomb: a tiny frame declaring 1 TiB.
+  Bytes tiny(64, 0);
+  const Bytes zeros(1 << 20, 0);
+  tiny.resize(ZSTD_compressBound(zeros.size()));
+  tiny.resize(ZSTD_compress(tiny.data(), tiny.size(), zeros.data(), zeros.size(), 3));
+  FatbinEntry bomb;
+  bomb.arch = "sm_90";
+  bomb.compression = FatbinCompression::zstd;
+  bomb.payload = tiny;
+  bomb.decompressed_size = 1ull << 40;
+  EXPECT_NE(error_of([&] { buffer.contents(bomb, "f"); }).find("decompression bomb"),
+            std::string::npos);
+  EXPECT_EQ(buffer.capacity(), 0u);  // refused before allocating
+  // The right size decompresses; a wrong one is refused.
+  bomb.decompressed_size = zeros.size();
+  EXPECT_EQ(buffer.contents(bomb, "f").size(), zeros.size());
+  bomb.decompressed_size = zeros.size() - 1;
+  EXPECT_THROW(buffer.contents(bomb, "f"), UsageError);
+  // Corrupt zstd and LZ4 data.
+  Bytes garbage(100);
+  for (std::size_t i = 0; i < garbage.size(); ++i)
+    garbage[i] = static_cast<std::uint8_t>(i * 37 + 11);
+  FatbinEntry corrupt;
+  corrupt.arch = "sm_90";
+  corrupt.compression = FatbinCompression::zstd;
+  corrupt.payload = garbage;
+  corrupt.decompressed_size = 4096;
+  EXPECT_NE(error_of([&] { buffer.contents(corrupt, "f"); }).find("corrupt zstd"),
+            std::string::npos);
+  Bytes frame = tiny;  // a frame cut short
+  frame.resize(frame.size() - 3);
+  corrupt.payload = frame;
+  corrupt.decompressed_size = zeros.size();
+  EXPECT_THROW(buffer.contents(corrupt, "f"), UsageError);
+  corrupt.compression = FatbinCompression::lz4;
+  corrupt.payload = garbage;
+  EXPECT_NE(error_of([&] { buffer.contents(corrupt, "f"); }).find("corrupt LZ4"),
+            std::string::npos);
+}
+
+TEST(Archive, ReadsMembersWithShortAndLongNames) {
+  const std::string long_name = "a_rather_long_object_name.o";
+  std::string a = "!<arch>\n";
+  const auto header = [](std::string name, std::size_t size) {
+    char h[61];
+    std::snprintf(h, sizeof h, "%-16s%-12s%-6s%-6s%-8s%-10zu`\n", name.c_str(), "0", "0", "0",
+                  "644", size);
+    return std::string(h, 60);
+  };
+  const std::string names = long_name + "/\n";
+  a += header("//", names.size()) + names + "\n";  // members are 2-byte aligned
+  a += header("short.o/", 3) + "abc" + "\n";
+  a += header("/0", 4) + "wxyz";
+  const Bytes bytes(a.begin(), a.end());
+  const auto members = read_ar_archive(ByteReader(bytes, "lib.a"));
+  ASSERT_EQ(members.size(), 2u);
+  EXPECT_EQ(members[0].name, "short.o");
+  EXPECT_EQ(members[0].data.size(), 3u);
+  EXPECT_EQ(members[1].name, long_name);
+  EXPECT_EQ(members[1].data.size(), 4u);
+  // A member size past the end, a broken terminator, a thin archive.
+  std::string past = "!<arch>\n" + header("x.o/", 1000) + "abc";
+  EXPECT_THROW(read_ar_archive(ByteReader(Bytes(past.begin(), past.end()), "lib.a")), UsageError);
+  std::string broken = "!<arch>\n" + header("x.o/", 3) + "abc";
+  broken[8 + 58] = 'x';
+  EXPECT_THROW(read_ar_archive(ByteReader(Bytes(broken.begin(), broken.end()), "lib.a")),
+               UsageError);
+  std::string thin = "!<thin>\n";
+  EXPECT_THROW(read_ar_archive(ByteReader(Bytes(thin.begin(), thin.end()), "lib.a")), UsageError);
+}
+
+TEST(KernelScan, TheSameCubinPlainZstdAndLz4GivesTheSameKernels) {
+  const Bytes cubin = real_cubin();
+  if (cubin.empty()) GTEST_SKIP() << "no nvcc-built test object at " << data_file("none.o");
+  Bytes z(ZSTD_compressBound(cubin.size()));
+  z.resize(ZSTD_compress(z.data(), z.size(), cubin.data(), cubin.size(), 3));
+  Bytes l(static_cast<std::size_t>(LZ4_compressBound(static_cast<int>(cubin.size()))));
+  l.resize(static_cast<std::size_t>(LZ4_compress_default(
+      reinterpret_cast<const char*>(cubin.data()), reinterpret_cast<char*>(l.data()),
+      static_cast<int>(cubin.size()), static_cast<int>(l.size()))));
+  const std::uint32_t zs = static_cast<std::uint32_t>(z.size()),
+                      ls = static_cast<std::uint32_t>(l.size());
+  const Bytes fatbin = container({entry({.payload = cubin}),
+                                  entry({.flags = 0x8011,
+                                         .payload = z,
+                                         .compressed_size = zs,
+                                         .decompressed_size = cubin.size()}),
+                                  entry({.flags = 0x2011,
+                                         .payload = l,
+                                         .compressed_size = ls,
+                                         .decompressed_size = cubin.size()}),
+                                  entry({.kind = 5, .payload = Bytes(8, 0)})});
+  for (unsigned threads : {1u, 3u}) {
+    ScanOptions options;
+    options.threads = threads;
+    const ScanResult r = scan_bytes(fatbin, "mem.fatbin", options);
+    ASSERT_EQ(r.images.size(), 4u);
+    EXPECT_EQ(r.images[1].compression, "zstd");
+    EXPECT_EQ(r.images[2].compression, "lz4");
+    EXPECT_EQ(r.images[3].kind, "unknown");  // listed, not an error
+    for (const auto& i : r.images) EXPECT_EQ(i.error, "") << i.error;
+    const std::size_t n = r.images[0].kernel_count;
+    ASSERT_GT(n, 3u);
+    ASSERT_EQ(r.kernels.size(), 3 * n);
+    for (std::size_t k = 0; k < n; ++k) {
+      EXPECT_EQ(r.kernels[k].resources, r.kernels[n + k].resources);
+      EXPECT_EQ(r.kernels[k].resources, r.kernels[2 * n + k].resources);
+      EXPECT_EQ(r.kernels[k].bounds, r.kernels[2 * n + k].bounds);
+    }
+  }
+  // --arch leaves other architectures undecompressed: a corrupt sm_80 entry is no error.
+  const Bytes mixed = container({entry({.payload = cubin}), entry({.arch = 80,
+                                                                   .flags = 0x8011,
+                                                                   .payload = Bytes(16, 9),
+                                                                   .compressed_size = 16,
+                                                                   .decompressed_size = 1000})});
+  ScanOptions only90;
+  only90.arch = {"sm_90"};
+  const ScanResult r = scan_bytes(mixed, "mixed", only90);
+  EXPECT_TRUE(r.images[1].skipped);
+  EXPECT_EQ(r.images[1].error, "");
+  const ScanResult all = scan_bytes(mixed, "mixed", {});
+  EXPECT_NE(all.images[1].error.find("corrupt zstd"), std::string::npos) << all.images[1].error;
+  EXPECT_EQ(all.images[0].error, "");
+}
+
+TEST(KernelScan, EveryTruncationOfARealCubinIsAnEntryErrorNeverACrash) {
+  const Bytes cubin = real_cubin();
+  if (cubin.empty()) GTEST_SKIP() << "no nvcc-built test object at " << data_file("none.o");
+  for (std::size_t n = 1; n < cubin.size(); n += 97) {
+    const Bytes fatbin =
+        container({entry({.payload = Bytes(cubin.begin(), cubin.begin() + static_cast<long>(n))})});
+    const ScanResult r = scan_bytes(fatbin, "t", {});
+    ASSERT_EQ(r.images.size(), 1u);
+    EXPECT_NE(r.images[0].error, "") << n;
+  }
+}
+
+TEST(KernelScan, WhatIsNotACudaBinaryIsSaidSo) {
+  const std::string text = "hello, world";
+  EXPECT_NE(error_of([&] {
+              scan_bytes(Bytes(text.begin(), text.end()), "hello.txt", {});
+            }).find("not a CUDA binary"),
+            std::string::npos);
+  EXPECT_THROW(scan_bytes({}, "empty", {}), UsageError);
+  Bytes elf(64, 0);
+  std::memcpy(elf.data(),
+              "\x7f"
+              "ELF\x02\x01",
+              6);
+  put<std::uint16_t>(elf, 18, 62);
+  const ScanResult r = scan_bytes(elf, "host", {});
+  ASSERT_EQ(r.files.size(), 1u);
+  EXPECT_FALSE(r.files[0].has_cuda_code);
+  EXPECT_NE(r.files[0].note.find("no CUDA code"), std::string::npos);
+  // A section table past the end.
+  put<std::uint64_t>(elf, 40, 1ull << 40);
+  put<std::uint16_t>(elf, 58, 64);
+  put<std::uint16_t>(elf, 60, 3);
+  EXPECT_THROW(scan_bytes(elf, "host", {}), UsageError);
+}
+
+TEST(KernelScan, ArchFilters) {
+  EXPECT_TRUE(arch_matches("sm_90a", {"sm_90"}));
+  EXPECT_TRUE(arch_matches("sm_90", {"sm_80", "sm_90"}));
+  EXPECT_FALSE(arch_matches("sm_90", {"sm_90a"}));
+  EXPECT_TRUE(arch_matches("sm_100f", {"sm_100f"}));
+  EXPECT_FALSE(arch_matches("sm_100", {"sm_10"}));
+  EXPECT_TRUE(arch_matches("compute_90", {"sm_90"}));
+  EXPECT_FALSE(arch_matches("sm_90", {"compute_90"}));
+  EXPECT_THROW(check_arch_filter("banana"), UsageError);
+  EXPECT_THROW(check_arch_filter("sm_"), UsageError);
+  EXPECT_THROW(check_arch_filter("sm_90x"), UsageError);
+  EXPECT_NO_THROW(check_arch_filter("compute_120"));
+}
+
+}  // namespace
+}  // namespace cudatool
