@@ -214,9 +214,8 @@ nlohmann::json target_json(const Target& t, const CompileFlags& flags, const Com
       if (t.occupancy[i])
         k["occupancy"] = *t.occupancy[i];
       else
-        k["occupancy"] = {{"threads", *flags.threads},
-                          {"tb_per_mp", nullptr},
-                          {"error", t.occupancy_notes[i]}};
+        k["occupancy"] = {
+            {"threads", *flags.threads}, {"tb_per_mp", nullptr}, {"error", t.occupancy_notes[i]}};
     }
     if (flags.load) k["loaded"] = t.loaded[i];
     list.push_back(std::move(k));

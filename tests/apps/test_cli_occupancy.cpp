@@ -137,7 +137,8 @@ TEST(CliOccupancy, BadInputIsOneLineOnStderrAndExitTwo) {
     std::string says;
   };
   const std::vector<Bad> cases = {
-      {{"--arch", "sm_90", "--threads", "0"}, "--threads \"0\": expected a whole number 1..2147483647"},
+      {{"--arch", "sm_90", "--threads", "0"},
+       "--threads \"0\": expected a whole number 1..2147483647"},
       {{"--arch", "sm_90", "--threads", "-1"}, "--threads \"-1\""},
       {{"--arch", "sm_90", "--threads", "1025"}, "1025 is above the maximum of 1024"},
       {{"--arch", "sm_90", "--threads", "abc"}, "--threads \"abc\""},

@@ -158,7 +158,7 @@ struct BlockSizeSuggestion {
   int block_size = 0;
   int tb_per_mp = 0;
   double occupancy = 0;
-  int smallest_block_size = 0;       // the smallest block size with the same occupancy
+  int smallest_block_size = 0;                // the smallest block size with the same occupancy
   std::optional<std::int64_t> min_grid_size;  // blocks for one full wave; needs the SM count
 };
 // Over every block size from the warp size to the maximum, through cuda_occupancy.h's
