@@ -12,6 +12,7 @@
 #include "cudatool/check/check.hpp"
 #include "cudatool/device/selection.hpp"
 #include "render.hpp"
+#include "requirement_flags.hpp"
 
 namespace cudatool::app {
 namespace {
@@ -19,8 +20,8 @@ namespace {
 struct CheckOptions {
   std::vector<std::string> devices;
   std::optional<std::string> only, skip;
-  std::optional<int> min_count, expect_count;
-  std::optional<std::string> min_cc, min_memory, expect_name;
+  RequirementFlags requirements;
+  std::optional<std::string> expect_count, expect_name;
   std::optional<double> fraction, min_h2d, min_d2h, min_d2d, min_peer;
   std::string format = "text";
   bool strict = false;
@@ -66,14 +67,8 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
                   "Run only these checks (comma-separated: identity, health, compute, memory, "
                   "hostlink, peer)");
   sub->add_option("--skip", options->skip, "Run every check but these (comma-separated)");
-  sub->add_option("--min-count", options->min_count, "Fail unless at least N devices qualify")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--expect-count", options->expect_count, "Fail unless exactly N devices")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--min-cc", options->min_cc,
-                  "A device qualifies only with at least this compute capability (8.0, sm_90)");
-  sub->add_option("--min-memory", options->min_memory,
-                  "A device qualifies only with at least this much memory (40G, 80GiB)");
+  add_requirement_flags(*sub, options->requirements, "Fail unless at least N devices qualify");
+  sub->add_option("--expect-count", options->expect_count, "Fail unless exactly N devices");
   sub->add_option("--expect-name", options->expect_name,
                   "Fail a device whose name does not contain this (\"H100\")");
   sub->add_option("--min-fraction", options->fraction,
@@ -93,14 +88,10 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
             check::Options o;
             // Everything the user gave is checked before the driver is touched.
             o.kinds = check::select_kinds(options->only, options->skip);
-            o.requirements.min_count = options->min_count;
-            if (options->min_cc)
-              o.requirements.min_compute_capability =
-                  parse_compute_capability(*options->min_cc, "--min-cc");
-            if (options->min_memory)
-              o.requirements.min_memory = parse_size(*options->min_memory, "--min-memory");
+            o.requirements = parse_requirement_flags(options->requirements);
             o.expect_name = options->expect_name;
-            o.expect_count = options->expect_count;
+            if (options->expect_count)
+              o.expect_count = parse_int(*options->expect_count, "--expect-count", 0);
             if (options->fraction) {
               if (*options->fraction <= 0)
                 throw UsageError("--min-fraction must be above 0 (and at most 1)");

@@ -13,14 +13,13 @@
 #include "cudatool/device/device_info.hpp"
 #include "cudatool/driver/driver.hpp"
 #include "render.hpp"
+#include "requirement_flags.hpp"
 
 namespace cudatool::app {
 namespace {
 
 struct DevicesOptions {
-  std::optional<std::string> min_count;
-  std::optional<std::string> min_cc;
-  std::optional<std::string> min_memory;
+  RequirementFlags requirements;
   bool memory_usage = false;
 };
 
@@ -64,26 +63,15 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
   auto* sub = root.add_subcommand("devices", "List the visible CUDA devices");
   auto options = std::make_shared<DevicesOptions>();
   add_json_flag(*sub, global);
-  sub->add_option("--min-count", options->min_count,
-                  "Fail (exit 4) unless at least N devices qualify");
-  sub->add_option("--min-cc", options->min_cc,
-                  "A device qualifies only with at least this compute capability (8.0, sm_90)");
-  sub->add_option("--min-memory", options->min_memory,
-                  "A device qualifies only with at least this much memory (40G, 80GiB)");
+  add_requirement_flags(*sub, options->requirements,
+                        "Fail (exit 4) unless at least N devices qualify");
   // Off by default: NVML's initialisation adds 10-30 ms to a listing that otherwise costs
   // what cuInit costs (bench/RESULTS.md), and the listing is meant to be that fast.
   sub->add_flag("--memory-usage", options->memory_usage,
                 "Also show free and used memory (from NVML, where it is installed)");
 
   return {sub, [options, &global]() {
-            DeviceRequirements requirements;
-            if (options->min_count)
-              requirements.min_count = parse_int(*options->min_count, "--min-count", 0);
-            if (options->min_cc)
-              requirements.min_compute_capability =
-                  parse_compute_capability(*options->min_cc, "--min-cc");
-            if (options->min_memory)
-              requirements.min_memory = parse_size(*options->min_memory, "--min-memory");
+            const DeviceRequirements requirements = parse_requirement_flags(options->requirements);
 
             DeviceListing listing;
             try {
