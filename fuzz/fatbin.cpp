@@ -1,8 +1,10 @@
-// libFuzzer target: the fatbin container reader, the scan for containers and entry
-// decompression (zstd, LZ4, with the size cap), driven through scan_bytes as
-// `cudatool kernels` drives a file. Malformed input must end in UsageError, nothing else.
+// libFuzzer target: the fatbin container reader, the scan for containers (in one pass and
+// split into chunks, which must agree), and entry decompression (zstd, LZ4, with the size
+// cap), driven through scan_bytes as `cudatool kernels` drives a file. Malformed input
+// must end in UsageError, nothing else.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <span>
 
 #include "cudatool/base/error.hpp"
@@ -13,7 +15,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::span<const std::uint8_t> bytes(data, size);
   const cudatool::ByteReader r(bytes, "fuzz");
   try {
-    for (const auto& c : cudatool::find_fatbin_containers(r, 0, r.size())) {
+    const auto containers = cudatool::find_fatbin_containers(r, 0, r.size());
+    // The chunked scan (on this thread) must find exactly what the single pass finds,
+    // whatever the chunk size: chunks of 8 to 128 bytes put boundaries everywhere.
+    const std::uint64_t chunk = size ? 8 * (1 + data[size - 1] % 16) : 8;
+    const auto split = cudatool::find_fatbin_containers(r, 0, r.size(), {1, chunk});
+    if (split.size() != containers.size()) std::abort();
+    for (std::size_t i = 0; i < split.size(); ++i)
+      if (split[i].offset != containers[i].offset || split[i].size != containers[i].size)
+        std::abort();
+    for (const auto& c : containers) {
       cudatool::Decompressor decompressor;
       for (const auto& e : c.entries) {
         try {

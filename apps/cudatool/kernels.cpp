@@ -19,6 +19,7 @@
 #include "cudatool/binary/kernel_scan.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "json_stream.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
@@ -128,9 +129,12 @@ std::string dims_text(const std::array<int, 3>& d) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
 
-nlohmann::json dims_json(const std::optional<std::array<int, 3>>& d) {
-  if (!d) return nullptr;
-  return nlohmann::json::array({(*d)[0], (*d)[1], (*d)[2]});
+void dims_json(JsonStream& out, const std::optional<std::array<int, 3>>& d) {
+  if (!d) {
+    out.value(nullptr);
+    return;
+  }
+  out.begin_array().value((*d)[0]).value((*d)[1]).value((*d)[2]).end_array();
 }
 
 // Sorting: numeric columns largest first, names alphabetically.
@@ -244,70 +248,102 @@ ExitStatus run_kernels(const KernelsOptions& o, const GlobalOptions& global) {
     return result.files[result.images[k.image].file];
   };
   if (global.json) {
-    nlohmann::json kernels = nlohmann::json::array();
-    for (std::size_t i : shown) {
+    const unsigned threads = o.jobs ? *o.jobs : 0;
+    const auto write_kernel = [&](JsonStream& out, std::size_t n) {
+      const std::size_t i = shown[n];
       const ScannedKernel& k = result.kernels[i];
+      const KernelResources& r = k.resources;
       const ScannedImage& image = result.images[k.image];
-      nlohmann::json j = k.resources;
-      j["file"] = file_of(k).path;
-      j["member"] = image.member.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.member);
-      j["arch"] = image.arch;
-      j["image"] = k.image;
-      j["launch_bounds_max_threads"] =
-          k.bounds.max_threads ? nlohmann::json(*k.bounds.max_threads) : nlohmann::json(nullptr);
-      j["required_block_size"] = dims_json(k.bounds.reqntid);
-      j["cluster_dims"] = dims_json(k.bounds.cluster);
-      j["max_registers"] = k.bounds.max_registers ? nlohmann::json(*k.bounds.max_registers)
-                                                  : nlohmann::json(nullptr);
+      // Keys in sorted order, as print_json writes them.
+      out.begin_object().member("arch", image.arch).key("cluster_dims").after_key();
+      dims_json(out, k.bounds.cluster);
+      out.member("const_size_bytes", r.const_size_bytes)
+          .member("demangled", r.demangled)
+          .member("file", file_of(k).path)
+          .member("image", k.image)
+          .member("launch_bounds_max_threads", k.bounds.max_threads)
+          .member("local_size_bytes", r.local_size_bytes)
+          .member("max_registers", k.bounds.max_registers)
+          .member("max_threads_per_block", r.max_threads_per_block);
+      if (image.member.empty())
+        out.member("member", nullptr);
+      else
+        out.member("member", image.member);
+      out.member("name", r.name)
+          .member("num_barriers", r.num_barriers)
+          .member("num_regs", r.num_regs);
       if (o.threads) {
         const KernelOccupancy& oc = occupancy[i];
-        nlohmann::json oj = {{"threads", oc.threads}};
+        out.key("occupancy").begin_object();
         if (oc.record) {
-          oj["tb_per_mp"] = oc.record->tb_per_mp;
-          oj["warps_per_mp"] = oc.record->warps_per_mp;
-          oj["occupancy"] = oc.record->occupancy;
-          oj["limited_by"] = std::string(oc.record->limited_by);
-          oj["reason"] = nullptr;
+          out.member("limited_by", std::string_view(oc.record->limited_by))
+              .member("occupancy", oc.record->occupancy)
+              .member("reason", nullptr)
+              .member("tb_per_mp", oc.record->tb_per_mp)
+              .member("threads", oc.threads)
+              .member("warps_per_mp", oc.record->warps_per_mp);
         } else {
-          oj["tb_per_mp"] = nullptr;
-          oj["warps_per_mp"] = nullptr;
-          oj["occupancy"] = nullptr;
-          oj["limited_by"] = nullptr;
-          oj["reason"] = oc.reason;
+          out.member("limited_by", nullptr)
+              .member("occupancy", nullptr)
+              .member("reason", oc.reason)
+              .member("tb_per_mp", nullptr)
+              .member("threads", oc.threads)
+              .member("warps_per_mp", nullptr);
         }
-        j["occupancy"] = std::move(oj);
+        out.end_object();
       }
-      kernels.push_back(std::move(j));
-    }
-    nlohmann::json images = nlohmann::json::array();
-    for (const auto& image : result.images) {
-      images.push_back(
-          {{"file", result.files[image.file].path},
-           {"member",
-            image.member.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.member)},
-           {"section",
-            image.section.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.section)},
-           {"container_offset", image.container_offset},
-           {"offset", image.offset},
-           {"kind", image.kind},
-           {"arch", image.arch.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.arch)},
-           {"compression", image.compression},
-           {"stored_size", image.stored_size},
-           {"size", image.size},
-           {"skipped", image.skipped},
-           {"kernel_count", image.kernel_count},
-           {"error", image.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(image.error)}});
-    }
-    nlohmann::json files = nlohmann::json::array();
-    for (const auto& f : result.files)
-      files.push_back(
-          {{"path", f.path},
-           {"size", f.size},
-           {"has_cuda_code", f.has_cuda_code},
-           {"note", f.note.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.note)}});
-    print_json({{"kernels", std::move(kernels)},
-                {"images", std::move(images)},
-                {"files", std::move(files)}});
+      out.key("required_block_size").after_key();
+      dims_json(out, k.bounds.reqntid);
+      out.member("shared_size_bytes", r.shared_size_bytes).end_object();
+    };
+    const auto write_image = [&](JsonStream& out, std::size_t i) {
+      const ScannedImage& image = result.images[i];
+      const auto optional_text = [&](std::string_view key, const std::string& text) {
+        if (text.empty())
+          out.member(key, nullptr);
+        else
+          out.member(key, text);
+      };
+      out.begin_object();
+      optional_text("arch", image.arch);
+      out.member("compression", image.compression)
+          .member("container_offset", image.container_offset);
+      optional_text("error", image.error);
+      out.member("file", result.files[image.file].path)
+          .member("kernel_count", image.kernel_count)
+          .member("kind", image.kind);
+      optional_text("member", image.member);
+      out.member("offset", image.offset);
+      optional_text("section", image.section);
+      out.member("size", image.size)
+          .member("skipped", image.skipped)
+          .member("stored_size", image.stored_size)
+          .end_object();
+    };
+    print_json_streamed({{"files",
+                          [&](std::ostream& os) {
+                            std::string text;
+                            JsonStream out(text, 1);
+                            out.after_key().begin_array();
+                            for (const auto& f : result.files) {
+                              out.begin_object().member("has_cuda_code", f.has_cuda_code);
+                              if (f.note.empty())
+                                out.member("note", nullptr);
+                              else
+                                out.member("note", f.note);
+                              out.member("path", f.path).member("size", f.size).end_object();
+                            }
+                            out.end_array();
+                            os << text;
+                          }},
+                         {"images",
+                          [&](std::ostream& os) {
+                            write_json_array_parallel(os, result.images.size(), threads,
+                                                      write_image);
+                          }},
+                         {"kernels", [&](std::ostream& os) {
+                            write_json_array_parallel(os, shown.size(), threads, write_kernel);
+                          }}});
   } else {
     // One table per file and architecture, in the order they first appear.
     std::vector<std::pair<std::size_t, std::string>> groups;

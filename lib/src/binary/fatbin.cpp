@@ -3,7 +3,12 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/parallel.hpp"
 
 namespace cudatool {
 namespace {
@@ -105,29 +110,120 @@ FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset)
   return c;
 }
 
-std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::uint64_t begin,
-                                                    std::uint64_t end) {
+namespace {
+
+constexpr std::uint64_t align8(std::uint64_t p) {
+  return (p + 7) & ~std::uint64_t(7);
+}
+
+// The container at `p` (8-byte aligned, inside the data), or nothing: the magic first,
+// then the whole header and entries must read (bytes that merely match the magic are not
+// a container).
+std::optional<FatbinContainer> container_at(const ByteReader& r, const std::uint8_t* data,
+                                            std::uint64_t p) {
+  // The magic's first byte, little-endian: 0x50.
+  if (data[p] != 0x50 || data[p + 1] != 0xED || data[p + 2] != 0x55 || data[p + 3] != 0xBA ||
+      !looks_like_fatbin_container(r, p))
+    return std::nullopt;
+  try {
+    FatbinContainer c = read_fatbin_container(r, p);
+    if (!c.entries.empty()) return c;
+  } catch (const UsageError&) {
+    // Bytes that look like a header but do not hold entries: not a container.
+  }
+  return std::nullopt;
+}
+
+// One pass from `begin` (aligned) while the offset is before `end`: a container found is
+// skipped over whole, and may run past `end`. `local` gets each one's offset in `r`.
+std::vector<FatbinContainer> scan_pass(const ByteReader& r, std::uint64_t begin, std::uint64_t end,
+                                       std::vector<std::uint64_t>& local) {
   std::vector<FatbinContainer> found;
-  if (end > r.size()) end = r.size();
   const std::uint8_t* data = r.all().data();
-  std::uint64_t p = (begin + 7) & ~std::uint64_t(7);
-  while (p + kContainerHeaderSize <= end) {
-    // The magic's first byte, little-endian: 0x50.
-    if (data[p] == 0x50 && data[p + 1] == 0xED && data[p + 2] == 0x55 && data[p + 3] == 0xBA &&
-        looks_like_fatbin_container(r, p)) {
-      try {
-        FatbinContainer c = read_fatbin_container(r, p);
-        if (!c.entries.empty()) {
-          p += c.size;
-          p = (p + 7) & ~std::uint64_t(7);
-          found.push_back(std::move(c));
-          continue;
-        }
-      } catch (const UsageError&) {
-        // Bytes that look like a header but do not hold entries: not a container.
-      }
+  // The last offset a container header fits at, plus one.
+  if (r.size() < kContainerHeaderSize) return found;
+  const std::uint64_t stop = std::min<std::uint64_t>(end, r.size() - kContainerHeaderSize + 1);
+  std::uint64_t p = align8(begin);
+  while (p < stop) {
+    // The tight loop for the common case: most of a scanned section holds no magic.
+    std::uint32_t word;
+    std::memcpy(&word, data + p, sizeof word);
+    if (word != kFatbinMagic) {
+      p += 8;
+      continue;
+    }
+    if (auto c = container_at(r, data, p)) {
+      local.push_back(p);
+      p = align8(p + c->size);
+      found.push_back(std::move(*c));
+      continue;
     }
     p += 8;
+  }
+  return found;
+}
+
+}  // namespace
+
+std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::uint64_t begin,
+                                                    std::uint64_t end) {
+  std::vector<std::uint64_t> local;
+  return scan_pass(r, begin, std::min<std::uint64_t>(end, r.size()), local);
+}
+
+std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::uint64_t begin,
+                                                    std::uint64_t end, ContainerScanSplit split) {
+  end = std::min<std::uint64_t>(end, r.size());
+  begin = align8(begin);
+  const std::uint64_t chunk = std::max<std::uint64_t>(8, split.chunk_bytes & ~std::uint64_t(7));
+  if (begin >= end || end - begin <= chunk) return find_fatbin_containers(r, begin, end);
+  struct Chunk {
+    std::uint64_t begin = 0, end = 0;
+    std::vector<FatbinContainer> found;
+    std::vector<std::uint64_t> local;  // their offsets in r
+  };
+  std::vector<Chunk> chunks((end - begin + chunk - 1) / chunk);
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    chunks[i].begin = begin + i * chunk;
+    chunks[i].end = std::min(end, chunks[i].begin + chunk);
+  }
+  parallel_for(chunks.size(), split.threads, [&](std::size_t i) {
+    chunks[i].found = scan_pass(r, chunks[i].begin, chunks[i].end, chunks[i].local);
+  });
+  // Join the chunks as the single pass would have gone. `p` is where that pass stands.
+  const std::uint8_t* data = r.all().data();
+  std::vector<FatbinContainer> found;
+  std::uint64_t p = begin;
+  for (Chunk& c : chunks) {
+    std::size_t next = 0;  // the chunk's first container not yet passed
+    while (p < c.end) {
+      // Where the chunk's own pass also stood at p (p is not inside one of its
+      // containers), the two passes agree from here on.
+      while (next < c.local.size() && c.local[next] < p &&
+             align8(c.local[next] + c.found[next].size) <= p)
+        ++next;
+      const bool inside = next < c.local.size() && c.local[next] < p;
+      if (p >= c.begin && !inside) {
+        for (; next < c.found.size(); ++next) {
+          p = align8(c.local[next] + c.found[next].size);
+          found.push_back(std::move(c.found[next]));
+        }
+        p = std::max(p, c.end);
+        break;
+      }
+      // Not yet in step (a container of the previous chunk ran into this one, and this
+      // chunk's pass took something inside it for a container): one step of the pass.
+      if (p > r.size() || r.size() - p < kContainerHeaderSize) {
+        p = end;
+        break;
+      }
+      if (auto container = container_at(r, data, p)) {
+        p = align8(p + container->size);
+        found.push_back(std::move(*container));
+      } else {
+        p += 8;
+      }
+    }
   }
   return found;
 }

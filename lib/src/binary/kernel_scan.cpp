@@ -2,13 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <memory>
 #include <numeric>
-#include <thread>
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/mapped_file.hpp"
+#include "cudatool/base/parallel.hpp"
 #include "cudatool/binary/archive.hpp"
 #include "cudatool/binary/elf.hpp"
 #include "cudatool/binary/fatbin.hpp"
@@ -83,33 +82,20 @@ class Scanner {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return jobs_[a].entry.payload.size() > jobs_[b].entry.payload.size();
     });
-    std::atomic<std::size_t> next{0}, done{0};
-    const auto work = [&] {
-      Decompressor decompressor;
-      for (;;) {
-        const std::size_t n = next.fetch_add(1, std::memory_order_relaxed);
-        if (n >= order.size()) break;
-        run_job(jobs_[order[n]], slots[order[n]], decompressor);
-        done.fetch_add(1, std::memory_order_relaxed);
-      }
+    const unsigned threads = worker_count(options_.threads, jobs_.size());
+    // One decompressor (buffer and zstd context) per thread, made on its first job.
+    std::vector<std::unique_ptr<Decompressor>> decompressors(threads);
+    std::atomic<std::size_t> done{0};
+    const auto job = [&](std::size_t n, unsigned worker) {
+      if (!decompressors[worker]) decompressors[worker] = std::make_unique<Decompressor>();
+      run_job(jobs_[order[n]], slots[order[n]], *decompressors[worker]);
+      done.fetch_add(1, std::memory_order_relaxed);
     };
-    unsigned threads = options_.threads ? options_.threads : std::thread::hardware_concurrency();
-    threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(jobs_.size())));
-    if (threads <= 1 && !options_.progress) {
-      work();
-    } else {
-      std::vector<std::thread> pool;
-      pool.reserve(threads);
-      for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
-      if (options_.progress) {
-        while (done.load() < jobs_.size()) {
-          options_.progress(done.load(), jobs_.size());
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        }
-        options_.progress(jobs_.size(), jobs_.size());
-      }
-      for (auto& t : pool) t.join();
-    }
+    if (options_.progress)
+      parallel_for(jobs_.size(), threads, job,
+                   [&] { options_.progress(done.load(std::memory_order_relaxed), jobs_.size()); });
+    else
+      parallel_for(jobs_.size(), threads, job);
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
       ScannedImage& image = result_.images[jobs_[j].image];
       image.error = std::move(slots[j].error);
@@ -175,7 +161,8 @@ class Scanner {
         add_fatbin_sequence(file, named, s.offset, s.offset + s.size, member, std::string(s.name),
                             mapped);
       } else {
-        for (FatbinContainer& c : find_fatbin_containers(named, s.offset, s.offset + s.size))
+        for (FatbinContainer& c : find_fatbin_containers(named, s.offset, s.offset + s.size,
+                                                         {options_.threads, 8 << 20}))
           add_container(file, c, member, std::string(s.name), source, mapped);
       }
       if (mapped) mapped->release(elf.contents(s));

@@ -177,6 +177,45 @@ TEST(Fatbin, ScanFindsContainersAnywhereAndIgnoresStrayMagic) {
   EXPECT_EQ(found[0].offset, 40u);
 }
 
+// Offsets and sizes of what a scan found, to compare two scans.
+std::vector<std::pair<std::uint64_t, std::uint64_t>> extents(
+    const std::vector<FatbinContainer>& found) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const auto& c : found) out.emplace_back(c.offset, c.size);
+  return out;
+}
+
+TEST(Fatbin, ScanSplitIntoChunksFindsWhatTheSinglePassFinds) {
+  // Filler with stray magic, real containers at odd places, and a container whose plain
+  // entry holds a whole other container: the single pass skips over that inner one (it is
+  // part of the outer container), but a chunk that starts inside the outer container sees
+  // a valid container there and must not report it.
+  const Bytes inner = container({entry({.payload = Bytes(40, 5)})});
+  const Bytes outer =
+      container({entry({.kind = 7, .payload = inner}), entry({.payload = Bytes(200, 1)})});
+  const Bytes small = container({entry({.payload = Bytes(8, 3)})});
+  Bytes b(24, 0xab);
+  put<std::uint32_t>(b, 8, kFatbinMagic);
+  for (const Bytes* part : {&outer, &small, &outer, &inner, &small}) {
+    b.insert(b.end(), part->begin(), part->end());
+    b.resize(b.size() + 16 + (b.size() % 3) * 8, 0x11);
+    put<std::uint32_t>(b, b.size() - 8, kFatbinMagic);
+  }
+  const ByteReader r(b, "chunks");
+  const auto single = extents(find_fatbin_containers(r, 0, b.size()));
+  ASSERT_EQ(single.size(), 5u);
+  for (std::uint64_t chunk = 8; chunk <= 512; chunk += 8)
+    for (unsigned threads : {1u, 3u})
+      ASSERT_EQ(extents(find_fatbin_containers(r, 0, b.size(), {threads, chunk})), single)
+          << "chunks of " << chunk << " bytes on " << threads << " threads";
+  // A range that starts or ends inside a container: the same as the single pass there.
+  for (std::uint64_t begin : {0u, 8u, 40u, 400u})
+    for (std::uint64_t end : {b.size(), b.size() - 100, std::size_t{600}})
+      ASSERT_EQ(extents(find_fatbin_containers(r, begin, end, {2, 16})),
+                extents(find_fatbin_containers(r, begin, end)))
+          << begin << ".." << end;
+}
+
 TEST(Fatbin, DecompressionIsCappedBeforeAllocatingAndSizesAreExact) {
   EXPECT_EQ(decompression_cap(100), 3000u + (128u << 20));
   EXPECT_EQ(decompression_cap(UINT64_MAX), UINT64_MAX);

@@ -61,6 +61,18 @@ FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset)
 std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::uint64_t begin,
                                                     std::uint64_t end);
 
+// How find_fatbin_containers may split a large range over threads.
+struct ContainerScanSplit {
+  unsigned threads = 0;                 // 0 for one per hardware thread
+  std::uint64_t chunk_bytes = 8 << 20;  // each thread scans chunks of this size (multiple of 8)
+};
+// The same containers, the same order, found by scanning chunks of the range on several
+// threads (or chunk by chunk on this one): a container that runs across the end of a chunk is kept,
+// and where it does, the next chunk's findings are taken only from the first offset that the single
+// pass would also have looked at (the rest of that chunk is rescanned until the two agree).
+std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::uint64_t begin,
+                                                    std::uint64_t end, ContainerScanSplit split);
+
 // The largest decompressed size accepted for `compressed` bytes: 30 times as much plus
 // 128 MiB (a declared size above it is refused before anything is allocated).
 std::uint64_t decompression_cap(std::uint64_t compressed);

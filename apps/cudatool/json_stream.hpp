@@ -1,0 +1,202 @@
+// JSON written as it is produced, for documents too large to build as a tree first
+// (`kernels --json` on a library of 45,000 kernels): the text is the same, byte for byte,
+// as print_json's (nlohmann's dump with an indent of 2, keys in sorted order, bytes that
+// are not UTF-8 replaced by U+FFFD), so both kinds of document read alike. The writer
+// does not sort: callers write each object's keys in sorted order, and the tests compare
+// its text with nlohmann's for the same values.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cudatool/base/parallel.hpp"
+#include "render.hpp"
+
+namespace cudatool::app {
+
+// Appends one JSON value at a time to a string, pretty-printed like print_json.
+class JsonStream {
+ public:
+  // Writing starts inside an open container `depth` levels deep; `first` is false where
+  // the container already holds a value (the next one is preceded by a comma).
+  explicit JsonStream(std::string& out, int depth = 0, bool first = true)
+      : out_(out), depth_(depth), first_(first) {}
+
+  // For the value of a member whose key the caller has written already.
+  JsonStream& after_key() {
+    pending_key_ = true;
+    return *this;
+  }
+
+  JsonStream& begin_object() { return open('{'); }
+  JsonStream& end_object() { return close('}'); }
+  JsonStream& begin_array() { return open('['); }
+  JsonStream& end_array() { return close(']'); }
+
+  // An object's member name; the value follows.
+  JsonStream& key(std::string_view name) {
+    next_line();
+    string_text(name);
+    out_ += ": ";
+    pending_key_ = true;
+    return *this;
+  }
+
+  JsonStream& value(std::string_view text) {
+    before_value();
+    string_text(text);
+    return *this;
+  }
+  JsonStream& value(const char* text) { return value(std::string_view(text)); }
+  JsonStream& value(const std::string& text) { return value(std::string_view(text)); }
+  JsonStream& value(bool b) {
+    before_value();
+    out_ += b ? "true" : "false";
+    return *this;
+  }
+  JsonStream& value(std::nullptr_t) {
+    before_value();
+    out_ += "null";
+    return *this;
+  }
+  JsonStream& value(double d) {
+    before_value();
+    out_ += nlohmann::json(d).dump();  // nlohmann's shortest round-trip form
+    return *this;
+  }
+  template <class Int>
+  requires(std::is_integral_v<Int> && !std::is_same_v<Int, bool>) JsonStream& value(Int n) {
+    before_value();
+    char text[24];
+    const auto end = std::to_chars(text, text + sizeof text, n).ptr;
+    out_.append(text, end);
+    return *this;
+  }
+  template <class T>
+  JsonStream& value(const std::optional<T>& v) {
+    return v ? value(*v) : value(nullptr);
+  }
+  // A member in one call.
+  template <class T>
+  JsonStream& member(std::string_view name, const T& v) {
+    return key(name).value(v);
+  }
+
+  // A JSON string's text, quotes included, as nlohmann writes it.
+  static void append_string(std::string& out, std::string_view text) {
+    bool plain = true;
+    for (const char c : text) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
+        plain = false;
+        break;
+      }
+    }
+    if (plain) {
+      out += '"';
+      out += text;
+      out += '"';
+    } else {
+      out += nlohmann::json(std::string(text))
+                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    }
+  }
+
+ private:
+  JsonStream& open(char bracket) {
+    before_value();
+    out_ += bracket;
+    ++depth_;
+    first_ = true;
+    return *this;
+  }
+  JsonStream& close(char bracket) {
+    --depth_;
+    if (!first_) {
+      out_ += '\n';
+      out_.append(2 * static_cast<std::size_t>(depth_), ' ');
+    }
+    out_ += bracket;
+    first_ = false;
+    return *this;
+  }
+  // A value in an array starts its own line; one after a key follows it.
+  void before_value() {
+    if (pending_key_)
+      pending_key_ = false;
+    else if (depth_ > 0)
+      next_line();
+  }
+  void next_line() {
+    if (!first_) out_ += ',';
+    out_ += '\n';
+    out_.append(2 * static_cast<std::size_t>(depth_), ' ');
+    first_ = false;
+  }
+  void string_text(std::string_view text) { append_string(out_, text); }
+
+  std::string& out_;
+  int depth_;
+  bool first_;
+  bool pending_key_ = false;
+};
+
+// One member of a streamed document: its key and what writes its value (at depth 1).
+struct StreamedMember {
+  std::string key;
+  std::function<void(std::ostream&)> write;
+};
+
+// Prints a --json document whose members are written one after another, with
+// schema_version added as print_json adds it: members must come in sorted key order.
+inline void print_json_streamed(std::vector<StreamedMember> members) {
+  std::string version;
+  JsonStream(version).value(kJsonSchemaVersion);
+  const auto at =
+      std::lower_bound(members.begin(), members.end(), std::string("schema_version"),
+                       [](const StreamedMember& m, const std::string& key) { return m.key < key; });
+  members.insert(at, {"schema_version", [version](std::ostream& out) { out << version; }});
+  std::ostream& out = std::cout;
+  out << '{';
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    std::string key;
+    JsonStream::append_string(key, members[i].key);
+    out << (i ? ",\n  " : "\n  ") << key << ": ";
+    members[i].write(out);
+  }
+  out << (members.empty() ? "}\n" : "\n}\n");
+}
+
+// Writes a JSON array of `count` elements at depth 1 of a document, rendering them in
+// chunks on all cores (element(stream, i) writes element i through the stream) and writing
+// the chunks in order, each freed once written.
+template <class Element>
+void write_json_array_parallel(std::ostream& out, std::size_t count, unsigned threads,
+                               Element&& element) {
+  if (count == 0) {
+    out << "[]";
+    return;
+  }
+  constexpr std::size_t kPerChunk = 512;
+  std::vector<std::string> chunks((count + kPerChunk - 1) / kPerChunk);
+  parallel_for(chunks.size(), threads, [&](std::size_t c) {
+    JsonStream stream(chunks[c], 2, c == 0);
+    const std::size_t end = std::min(count, (c + 1) * kPerChunk);
+    for (std::size_t i = c * kPerChunk; i < end; ++i) element(stream, i);
+  });
+  out << '[';
+  for (std::string& chunk : chunks) {
+    out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    std::string().swap(chunk);
+  }
+  out << "\n  ]";
+}
+
+}  // namespace cudatool::app

@@ -1,0 +1,171 @@
+// The streamed JSON of large documents (apps/cudatool/json_stream.hpp) must be the very
+// text print_json writes for the same values: compared here, byte for byte, with
+// nlohmann's dump over random documents (odd strings included: bytes that are not UTF-8,
+// control characters, quotes), and through the parallel array writer and the document
+// printer with its schema_version.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "json_stream.hpp"
+#include "render.hpp"
+
+namespace cudatool::app {
+namespace {
+
+// Writes `j` through the stream, as a caller would (objects' keys come sorted from
+// nlohmann's std::map).
+void write(JsonStream& out, const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object:
+      out.begin_object();
+      for (const auto& [key, value] : j.items()) {
+        out.key(key).after_key();
+        write(out, value);
+      }
+      out.end_object();
+      break;
+    case nlohmann::json::value_t::array:
+      out.begin_array();
+      for (const auto& value : j) write(out, value);
+      out.end_array();
+      break;
+    case nlohmann::json::value_t::string:
+      out.value(j.get_ref<const std::string&>());
+      break;
+    case nlohmann::json::value_t::boolean:
+      out.value(j.get<bool>());
+      break;
+    case nlohmann::json::value_t::number_integer:
+      out.value(j.get<std::int64_t>());
+      break;
+    case nlohmann::json::value_t::number_unsigned:
+      out.value(j.get<std::uint64_t>());
+      break;
+    case nlohmann::json::value_t::number_float:
+      out.value(j.get<double>());
+      break;
+    default:
+      out.value(nullptr);
+  }
+}
+
+std::string odd_string(std::mt19937& rng) {
+  static const std::string pieces[] = {"plain", "\"",   "\\",       "\n",       "\x01",
+                                       "\x7f",  "\xff", "\xc3\xa9", "\xe2\x82", "\xf0\x9f\x98\x80",
+                                       "/",     " "};
+  std::string s;
+  const int n = static_cast<int>(rng() % 6);
+  for (int i = 0; i < n; ++i) s += pieces[rng() % std::size(pieces)];
+  return s;
+}
+
+nlohmann::json random_value(std::mt19937& rng, int depth) {
+  switch (rng() % (depth > 3 ? 6 : 8)) {
+    case 0:
+      return nullptr;
+    case 1:
+      return rng() % 2 == 0;
+    case 2:
+      return static_cast<std::int64_t>(rng()) - (1LL << 31);
+    case 3:
+      return static_cast<std::uint64_t>(rng()) << 20;
+    case 4:
+      return static_cast<double>(rng() % 10000) / 64.0;
+    case 5:
+      return odd_string(rng);
+    case 6: {
+      nlohmann::json a = nlohmann::json::array();
+      for (int i = static_cast<int>(rng() % 4); i > 0; --i)
+        a.push_back(random_value(rng, depth + 1));
+      return a;
+    }
+    default: {
+      nlohmann::json o = nlohmann::json::object();
+      for (int i = static_cast<int>(rng() % 5); i > 0; --i)
+        o[odd_string(rng) + std::to_string(i)] = random_value(rng, depth + 1);
+      return o;
+    }
+  }
+}
+
+std::string nlohmann_text(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+TEST(JsonStream, WritesWhatNlohmannWritesForRandomDocuments) {
+  std::mt19937 rng(1234);
+  for (int n = 0; n < 2000; ++n) {
+    nlohmann::json doc = nlohmann::json::object();
+    for (int i = static_cast<int>(rng() % 6); i > 0; --i)
+      doc["k" + odd_string(rng)] = random_value(rng, 0);
+    std::string text;
+    JsonStream out(text);
+    write(out, doc);
+    ASSERT_EQ(text, nlohmann_text(doc)) << "document " << n;
+  }
+}
+
+TEST(JsonStream, EmptyContainersAndTopLevelScalars) {
+  for (const nlohmann::json& j :
+       {nlohmann::json::object(), nlohmann::json::array(), nlohmann::json(nullptr),
+        nlohmann::json("\xff"), nlohmann::json({{"a", nlohmann::json::array()}})}) {
+    std::string text;
+    JsonStream out(text);
+    write(out, j);
+    EXPECT_EQ(text, nlohmann_text(j));
+  }
+}
+
+// Captures what is written to std::cout.
+class CoutCapture {
+ public:
+  CoutCapture() : old_(std::cout.rdbuf(buffer_.rdbuf())) {}
+  ~CoutCapture() { std::cout.rdbuf(old_); }
+  std::string text() const { return buffer_.str(); }
+
+ private:
+  std::ostringstream buffer_;
+  std::streambuf* old_;
+};
+
+TEST(JsonStream, StreamedDocumentEqualsPrintJson) {
+  std::mt19937 rng(99);
+  // Arrays of more elements than one chunk (512) holds, on several threads, and empty.
+  for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{511}, std::size_t{1300}}) {
+    std::vector<nlohmann::json> elements;
+    for (std::size_t i = 0; i < count; ++i) elements.push_back(random_value(rng, 2));
+    const std::string note = odd_string(rng);
+    std::string expected, streamed;
+    {
+      CoutCapture capture;
+      print_json({{"a_note", note}, {"elements", elements}, {"zeta", true}});
+      expected = capture.text();
+    }
+    {
+      CoutCapture capture;
+      print_json_streamed({{"a_note",
+                            [&](std::ostream& os) {
+                              std::string text;
+                              JsonStream(text, 1).after_key().value(note);
+                              os << text;
+                            }},
+                           {"elements",
+                            [&](std::ostream& os) {
+                              write_json_array_parallel(
+                                  os, elements.size(), 3,
+                                  [&](JsonStream& out, std::size_t i) { write(out, elements[i]); });
+                            }},
+                           {"zeta", [&](std::ostream& os) { os << "true"; }}});
+      streamed = capture.text();
+    }
+    ASSERT_EQ(streamed, expected) << count << " elements";
+  }
+}
+
+}  // namespace
+}  // namespace cudatool::app

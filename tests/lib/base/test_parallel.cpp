@@ -1,0 +1,94 @@
+// parallel_for: every job runs once, worker indices name distinct threads, a job's
+// exception comes back to the caller, and the progress poll ends as soon as the work does.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "cudatool/base/parallel.hpp"
+
+namespace cudatool {
+namespace {
+
+TEST(Parallel, EveryJobRunsOnceWhateverTheThreadCount) {
+  for (unsigned threads : {0u, 1u, 2u, 7u, 64u}) {
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{1000}}) {
+      std::vector<std::atomic<int>> runs(count);
+      parallel_for(count, threads, [&](std::size_t i) { runs[i].fetch_add(1); });
+      for (std::size_t i = 0; i < count; ++i)
+        ASSERT_EQ(runs[i].load(), 1) << i << " of " << count << " on " << threads;
+    }
+  }
+}
+
+TEST(Parallel, WorkerIndicesAreBelowTheWorkerCountAndNeverShared) {
+  const unsigned threads = 4;
+  const std::size_t count = 400;
+  const unsigned workers = worker_count(threads, count);
+  EXPECT_EQ(workers, 4u);
+  std::vector<std::thread::id> owner(workers);
+  std::vector<std::atomic<int>> claimed(workers);
+  std::atomic<bool> shared{false}, out_of_range{false};
+  parallel_for(count, threads, [&](std::size_t, unsigned worker) {
+    if (worker >= workers) {
+      out_of_range = true;
+      return;
+    }
+    if (claimed[worker].exchange(1) == 0)
+      owner[worker] = std::this_thread::get_id();
+    else if (owner[worker] != std::this_thread::get_id())
+      shared = true;
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  });
+  EXPECT_FALSE(out_of_range);
+  EXPECT_FALSE(shared);
+}
+
+TEST(Parallel, WorkerCountIsBoundedByTheJobs) {
+  EXPECT_EQ(worker_count(8, 3), 3u);
+  EXPECT_EQ(worker_count(8, 0), 1u);
+  EXPECT_GE(worker_count(0, 1000), 1u);
+  EXPECT_EQ(worker_count(1, 1000), 1u);
+}
+
+TEST(Parallel, TheFirstExceptionReachesTheCallerAndLaterJobsDoNotStart) {
+  std::atomic<int> started{0};
+  EXPECT_THROW(parallel_for(100000, 2,
+                            [&](std::size_t i) {
+                              started.fetch_add(1);
+                              if (i == 10) throw std::runtime_error("job 10");
+                            }),
+               std::runtime_error);
+  EXPECT_LT(started.load(), 100000);
+}
+
+TEST(Parallel, PollRunsOnTheCallingThreadAndStopsWhenTheWorkIsDone) {
+  std::atomic<int> polls{0};
+  std::atomic<bool> poll_elsewhere{false};
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> jobs{0};
+  const auto start = std::chrono::steady_clock::now();
+  parallel_for(
+      8, 2,
+      [&](std::size_t) {
+        if (std::this_thread::get_id() == caller) poll_elsewhere = true;  // caller only polls
+        jobs.fetch_add(1);
+      },
+      [&] {
+        if (std::this_thread::get_id() != caller) poll_elsewhere = true;
+        polls.fetch_add(1);
+      },
+      std::chrono::milliseconds(10000));
+  // Finished long before the 10 s poll interval: the caller is woken when the work ends.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(jobs.load(), 8);
+  EXPECT_GE(polls.load(), 2);  // at least once while waiting and once at the end
+  EXPECT_FALSE(poll_elsewhere);
+}
+
+}  // namespace
+}  // namespace cudatool
