@@ -5,6 +5,7 @@
 #
 #   bench/kernels.sh [CUDATOOL] [FILE] [ROUNDS]
 #   defaults: build/apps/cudatool/cudatool, $CUDA_HOME/lib64/libcublasLt.so.13, 3
+#   CPUS=0,1   run both tools on these CPUs only (taskset): a 2-core machine on a larger one
 set -euo pipefail
 cudatool=${1:-build/apps/cudatool/cudatool}
 file=${2:-${CUDA_HOME:-/usr/local/cuda}/lib64/libcublasLt.so.13}
@@ -15,6 +16,8 @@ cuobjdump=$(command -v cuobjdump || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+pin=()
+if [[ -n ${CPUS:-} ]]; then pin=(taskset -c "$CPUS"); fi
 declare -A commands=(
   [cudatool_all]="$cudatool kernels --json $file"
   [cuobjdump_all]="$cuobjdump --dump-resource-usage $file"
@@ -24,18 +27,27 @@ declare -A commands=(
 order=(cudatool_all cuobjdump_all cudatool_sm90 cuobjdump_sm90)
 for ((r = 0; r < rounds; ++r)); do
   for name in "${order[@]}"; do
-    /usr/bin/time -v ${commands[$name]} >/dev/null 2>"$tmp/time"
-    awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); w = t[n] + (n > 1 ? 60 * t[n-1] : 0) }
+    # Wall time from the clock around the process (GNU time's is in hundredths); CPU time
+    # and peak resident memory from GNU time.
+    start=$(date +%s%N)
+    "${pin[@]}" /usr/bin/time -v ${commands[$name]} >/dev/null 2>"$tmp/time"
+    end=$(date +%s%N)
+    awk -F': ' -v w="$(( (end - start) / 1000 ))" '
                 /User time/ { u = $2 } /System time/ { sy = $2 }
                 /Maximum resident set size/ { m = $2 }
-                END { printf "%s %s %s\n", w, u + sy, m }' "$tmp/time" >>"$tmp/$name"
+                END { printf "%.4f %s %s\n", w / 1e6, u + sy, m }' "$tmp/time" >>"$tmp/$name"
   done
 done
 
-echo "file: $file ($(stat -c %s "$file") bytes); $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')); $rounds rounds"
+echo "file: $file ($(stat -L -c %s "$file") bytes); $("${pin[@]}" nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')); $rounds rounds"
 echo "$($cuobjdump --version | tail -1)"
-printf '%-16s %10s %16s %10s %12s\n' command "wall s" "wall min..max" "cpu s" "peak RSS MB"
+printf '%-16s %10s %18s %10s %12s\n' command "wall s" "wall min..max" "cpu s" "peak RSS MB"
+declare -A median
 for name in "${order[@]}"; do
-  sort -n "$tmp/$name" | awk -v n="$name" '{w[NR]=$1; c[NR]=$2; m[NR]=$3} END {
-    mid = int((NR + 1) / 2); printf "%-16s %10.2f %7.2f..%-7.2f %10.2f %12.0f\n", n, w[mid], w[1], w[NR], c[mid], m[mid] / 1024 }'
+  line=$(sort -n "$tmp/$name" | awk -v n="$name" '{w[NR]=$1; c[NR]=$2; m[NR]=$3} END {
+    mid = int((NR + 1) / 2); printf "%-16s %10.3f %8.3f..%-8.3f %10.2f %12.0f\n", n, w[mid], w[1], w[NR], c[mid], m[mid] / 1024 }')
+  echo "$line"
+  median[$name]=$(awk '{print $2}' <<<"$line")
 done
+awk -v a="${median[cuobjdump_all]}" -v b="${median[cudatool_all]}" -v c="${median[cuobjdump_sm90]}" -v d="${median[cudatool_sm90]}" \
+  'BEGIN { printf "cuobjdump / cudatool, median wall: all architectures %.1fx, --arch sm_90 %.1fx\n", a / b, c / d }'

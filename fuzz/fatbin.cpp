@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const auto containers = cudatool::find_fatbin_containers(r, 0, r.size());
     // The chunked scan (on this thread) must find exactly what the single pass finds,
-    // whatever the chunk size: chunks of 8 to 128 bytes put boundaries everywhere.
-    const std::uint64_t chunk = size ? 8 * (1 + data[size - 1] % 16) : 8;
+    // whatever the chunk size: chunks of 64 to 1024 bytes put boundaries everywhere.
+    const std::uint64_t chunk = size ? 64 * (1 + data[size - 1] % 16) : 64;
     const auto split = cudatool::find_fatbin_containers(r, 0, r.size(), {1, chunk});
     if (split.size() != containers.size()) std::abort();
     for (std::size_t i = 0; i < split.size(); ++i)

@@ -437,7 +437,7 @@ Command add_kernels(CLI::App& root, GlobalOptions& global) {
       "--sort", o->sort,
       "Sort by a column: name, regs, shared, local, const, threads, barriers, occupancy");
   sub->add_flag("--wide", o->wide, "Print whole kernel names");
-  sub->add_option("--jobs", o->jobs, "Worker threads (default: one per hardware thread)");
+  sub->add_option("--jobs", o->jobs, "Worker threads (default: one per CPU this process may use)");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar on stderr");
   add_json_flag(*sub, global);
   return {sub, [o, &global] { return run_kernels(*o, global); }};

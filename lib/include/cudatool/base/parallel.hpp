@@ -4,6 +4,8 @@
 // fatbin entry, per chunk of a scanned section) and by the renderers of large documents.
 #pragma once
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -19,10 +21,22 @@
 
 namespace cudatool {
 
-// The number of threads `requested` means: 0 for one per hardware thread; never more than
+// The CPUs this process may run on (its affinity mask: taskset, a batch scheduler's
+// cpuset), which may be far fewer than the machine has.
+inline unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return static_cast<unsigned>(n);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// The number of threads `requested` means: 0 for one per usable CPU; never more than
 // `jobs` (there is no use for them) and never less than 1.
 inline unsigned worker_count(unsigned requested, std::size_t jobs) {
-  unsigned n = requested != 0 ? requested : std::thread::hardware_concurrency();
+  unsigned n = requested != 0 ? requested : usable_cpus();
   if (n == 0) n = 1;
   if (jobs < n) n = static_cast<unsigned>(std::max<std::size_t>(jobs, 1));
   return n;
