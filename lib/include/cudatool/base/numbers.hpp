@@ -1,8 +1,8 @@
 // The one strict parser for numbers from outside (flags, environment variables, files):
-// integers, decimals and durations. Strict means: decimal digits only (a leading '-' for a negative
-// value, where the range allows one), no sign '+', no blanks, no empty value, and the value
-// inside the range, or UsageError naming the source, the value (quoted, see text.hpp) and
-// the range:  --seed "-1": expected a whole number 0..18446744073709551615
+// integers, decimals and durations. Strict means: decimal digits only (a leading '-' for a
+// negative value, where the range allows one), no sign '+', no blanks, no empty value, and
+// the value inside the range, or UsageError naming the source, the value (quoted, see
+// text.hpp) and the range:  --seed "-1": expected a whole number 0..18446744073709551615
 // Sizes ("48K", "1.5GiB") are parse_size (units.hpp), which reports the same way.
 #pragma once
 
