@@ -1,6 +1,7 @@
-// libFuzzer harness: the strict number parser (lib/src/base/numbers.cpp) and the escaping
-// of echoed values (lib/src/base/text.cpp). The first byte picks the range; a parsed value
-// must lie in it; every message is one line of printable text.
+// libFuzzer harness: the strict number parsers (lib/src/base/numbers.cpp: integers,
+// decimals, durations) and the escaping of echoed values (lib/src/base/text.cpp). The
+// first byte picks the range; a parsed value must lie in it; every message is one line of
+// printable text.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -33,6 +34,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const std::uint64_t v = cudatool::parse_unsigned(text, "--seed", selector & 4 ? 1 : 0);
     if ((selector & 4) && v < 1) std::abort();
+  } catch (const cudatool::UsageError& e) {
+    check_message(e);
+  }
+  try {
+    const double minimum = selector & 8 ? 0.0 : 0.5;
+    const double v = cudatool::parse_decimal(text, "--min-fraction", minimum, 1e6);
+    if (!(v >= minimum && v <= 1e6)) std::abort();  // NaN fails this too
   } catch (const cudatool::UsageError& e) {
     check_message(e);
   }

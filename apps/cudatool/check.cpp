@@ -8,6 +8,8 @@
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/numbers.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/check/check.hpp"
 #include "cudatool/device/selection.hpp"
@@ -22,8 +24,9 @@ struct CheckOptions {
   std::optional<std::string> only, skip;
   RequirementFlags requirements;
   std::optional<std::string> expect_count, expect_name;
-  std::optional<double> fraction, min_h2d, min_d2h, min_d2d, min_peer;
-  std::string format = "text";
+  // Decimals go through the strict parser (base/numbers.hpp), before the driver is touched.
+  std::optional<std::string> fraction, min_h2d, min_d2h, min_d2d, min_peer;
+  std::optional<std::string> format;
   bool strict = false;
 };
 
@@ -33,22 +36,15 @@ bool inject_compute_fault() {
   const char* value = std::getenv("CUDATOOL_CHECK_INJECT_FAULT");
   if (value == nullptr || *value == '\0') return false;
   if (std::string(value) == "compute") return true;
-  throw UsageError(std::string("CUDATOOL_CHECK_INJECT_FAULT \"") + value +
-                   "\": the only fault is \"compute\"");
+  throw UsageError("CUDATOOL_CHECK_INJECT_FAULT " + quote_input(value) +
+                   ": the only fault is \"compute\"");
 }
 
-// A bandwidth minimum: a number of GB/s, 0 or more.
-const CLI::Validator kGbps(
-    [](std::string& text) -> std::string {
-      try {
-        std::size_t used = 0;
-        const double value = std::stod(text, &used);
-        if (used == text.size() && value >= 0 && value < 1e9) return "";
-      } catch (const std::exception&) {
-      }
-      return "\"" + text + "\" is not a bandwidth in GB/s (a number, 0 or more)";
-    },
-    "GB/s");
+// A bandwidth minimum: a decimal number of GB/s, 0 or more.
+std::optional<double> gbps(const std::optional<std::string>& text, std::string_view flag) {
+  if (!text) return std::nullopt;
+  return parse_decimal(*text, flag, 0, 1e9);
+}
 
 }  // namespace
 
@@ -72,19 +68,20 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
   sub->add_option("--expect-name", options->expect_name,
                   "Fail a device whose name does not contain this (\"H100\")");
   sub->add_option("--min-fraction", options->fraction,
-                  "Bandwidth needed, as a fraction of the theoretical rate (default 0.75)")
-      ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--min-h2d-gbps", options->min_h2d, "Host-to-device minimum, GB/s")->check(kGbps);
-  sub->add_option("--min-d2h-gbps", options->min_d2h, "Device-to-host minimum, GB/s")->check(kGbps);
+                  "Bandwidth needed, as a fraction of the theoretical rate (default 0.75)");
+  sub->add_option("--min-h2d-gbps", options->min_h2d, "Host-to-device minimum, GB/s");
+  sub->add_option("--min-d2h-gbps", options->min_d2h, "Device-to-host minimum, GB/s");
   sub->add_option("--min-d2d-gbps", options->min_d2d,
-                  "Device memory minimum (a copy's read + write), GB/s")
-      ->check(kGbps);
-  sub->add_option("--min-peer-gbps", options->min_peer, "Peer copy minimum, GB/s")->check(kGbps);
+                  "Device memory minimum (a copy's read + write), GB/s");
+  sub->add_option("--min-peer-gbps", options->min_peer, "Peer copy minimum, GB/s");
   sub->add_flag("--strict", options->strict, "Exit 9 on a warning too");
 
   return {sub, [options, &global]() {
-            if (global.json) options->format = "json";
-            if (options->format == "json") global.json = true;
+            // --json is --format json; with another --format it is a contradiction.
+            if (global.json && options->format && *options->format != "json")
+              throw UsageError("--json and --format " + *options->format + " exclude each other");
+            const std::string format = global.json ? "json" : options->format.value_or("text");
+            if (format == "json") global.json = true;
             check::Options o;
             // Everything the user gave is checked before the driver is touched.
             o.kinds = check::select_kinds(options->only, options->skip);
@@ -93,15 +90,17 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
             if (options->expect_count)
               o.expect_count = parse_int(*options->expect_count, "--expect-count", 0);
             if (options->fraction) {
-              if (*options->fraction <= 0)
-                throw UsageError("--min-fraction must be above 0 (and at most 1)");
-              o.thresholds.fraction = *options->fraction;
+              const double fraction = parse_decimal(*options->fraction, "--min-fraction", 0, 1);
+              if (fraction <= 0) throw UsageError("--min-fraction must be above 0 (and at most 1)");
+              o.thresholds.fraction = fraction;
             }
-            o.thresholds.min_h2d_gbps = options->min_h2d;
-            o.thresholds.min_d2h_gbps = options->min_d2h;
-            o.thresholds.min_d2d_gbps = options->min_d2d;
-            o.thresholds.min_peer_gbps = options->min_peer;
+            o.thresholds.min_h2d_gbps = gbps(options->min_h2d, "--min-h2d-gbps");
+            o.thresholds.min_d2h_gbps = gbps(options->min_d2h, "--min-d2h-gbps");
+            o.thresholds.min_d2d_gbps = gbps(options->min_d2d, "--min-d2d-gbps");
+            o.thresholds.min_peer_gbps = gbps(options->min_peer, "--min-peer-gbps");
             o.inject_compute_fault = inject_compute_fault();
+            // Every --device is parsed before the first is resolved through the driver.
+            for (const std::string& spec : options->devices) parse_device_spec(spec, "--device");
             for (const std::string& spec : options->devices) {
               const Device d = select_device(spec);
               bool seen = false;
@@ -115,9 +114,9 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
                                               (options->strict && verdict == check::Verdict::warn)
                                           ? ExitStatus::check_failed
                                           : ExitStatus::success;
-            if (options->format == "json")
+            if (format == "json")
               print_json(check::report_json(report, to_int(status)));
-            else if (options->format == "prometheus")
+            else if (format == "prometheus")
               std::cout << check::format_prometheus(report, to_int(status));
             else
               std::cout << check::format_text(report);

@@ -16,6 +16,8 @@
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/numbers.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
@@ -27,11 +29,14 @@ namespace {
 
 struct KernelsOptions {
   std::vector<std::string> files;
+  std::vector<std::string> arch_lists;  // each --arch as given: comma-separated
   std::vector<std::string> arch;
   std::optional<std::string> kernel;
+  // Numbers go through the strict parser (base/numbers.hpp), as in every other command.
+  std::optional<std::string> threads_text, jobs_text;
   std::optional<int> threads;
   std::optional<unsigned> jobs;
-  std::string sort;
+  std::optional<std::string> sort;
   bool wide = false;
   bool no_progress = false;
 };
@@ -167,15 +172,40 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-ExitStatus run_kernels(const KernelsOptions& o, const GlobalOptions& global) {
+// Text from the file or the command line (kernel and member names, paths) as the terminal
+// gets it: control characters and bytes that are not UTF-8 escaped (base/text.hpp), not cut.
+std::string for_terminal(const std::string& text) {
+  return printable(text, text.size());
+}
+
+// A line on stderr for an entry or file that could not be read: its text (paths, names
+// from the file) made printable, as main.cpp does for the errors it reports.
+void report_line(const std::string& text) {
+  std::cerr << "cudatool: " << printable(text, 2000) << '\n';
+}
+
+ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
+  // Split here, not by CLI11 (which drops empty entries): "sm_90," is an error, as in
+  // compile --arch.
+  for (const std::string& list : o.arch_lists) {
+    for (std::size_t start = 0; start <= list.size();) {
+      const std::size_t end = std::min(list.find(',', start), list.size());
+      if (end == start && list.size() > 0)
+        throw UsageError("--arch " + quote_input(list) +
+                         ": an empty entry in the list (expected e.g. sm_80,sm_90)");
+      o.arch.push_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+  }
   for (const auto& a : o.arch) check_arch_filter(a);
-  if (o.threads && (*o.threads < 1 || *o.threads > 1024))
-    throw UsageError("--threads " + std::to_string(*o.threads) + ": must be between 1 and 1024");
-  if (!o.sort.empty() &&
-      std::find(sort_columns().begin(), sort_columns().end(), o.sort) == sort_columns().end()) {
+  if (o.threads_text) o.threads = parse_int(*o.threads_text, "--threads", 1, 1024);
+  if (o.jobs_text) o.jobs = static_cast<unsigned>(parse_int(*o.jobs_text, "--jobs", 1, 1024));
+  if (o.sort &&
+      std::find(sort_columns().begin(), sort_columns().end(), *o.sort) == sort_columns().end()) {
     std::string names;
     for (const auto& c : sort_columns()) names += (names.empty() ? "" : ", ") + c;
-    throw UsageError("--sort \"" + o.sort + "\": unknown column (columns: " + names + ")");
+    throw UsageError("--sort " + quote_input(*o.sort) + ": unknown column (columns: " + names +
+                     ")");
   }
   if (o.sort == "occupancy" && !o.threads) throw UsageError("--sort occupancy needs --threads N");
   std::optional<std::regex> pattern;
@@ -183,8 +213,8 @@ ExitStatus run_kernels(const KernelsOptions& o, const GlobalOptions& global) {
     try {
       pattern.emplace(*o.kernel, std::regex::ECMAScript | std::regex::optimize);
     } catch (const std::regex_error& e) {
-      throw UsageError("--kernel \"" + *o.kernel + "\": not a regular expression (" + e.what() +
-                       ")");
+      throw UsageError("--kernel " + quote_input(*o.kernel) + ": not a regular expression (" +
+                       e.what() + ")");
     }
   }
 
@@ -210,7 +240,7 @@ ExitStatus run_kernels(const KernelsOptions& o, const GlobalOptions& global) {
     for (std::size_t i : shown)
       occupancy[i] = occupancy_of(result.kernels[i], result.images[result.kernels[i].image].arch,
                                   *o.threads, architectures);
-  if (!o.sort.empty()) {
+  if (o.sort) {
     const auto key = [&](std::size_t i) -> long long {
       const auto& k = result.kernels[i].resources;
       if (o.sort == "regs") return k.num_regs;
@@ -232,7 +262,7 @@ ExitStatus run_kernels(const KernelsOptions& o, const GlobalOptions& global) {
   bool bad_entry = false;
   for (const auto& image : result.images) {
     if (!image.error.empty()) {
-      std::cerr << "cudatool: " << image.error << '\n';
+      report_line(image.error);
       bad_entry = true;
     }
   }
@@ -241,7 +271,7 @@ ExitStatus run_kernels(const KernelsOptions& o, const GlobalOptions& global) {
     if (f.has_cuda_code)
       any_cuda = true;
     else
-      std::cerr << "cudatool: " << f.path << ": " << f.note << '\n';
+      report_line(f.path + ": " + f.note);
   }
 
   const auto file_of = [&](const ScannedKernel& k) -> const ScannedFile& {
@@ -362,21 +392,22 @@ ExitStatus run_kernels(const KernelsOptions& o, const GlobalOptions& global) {
         if (image.file == groups[g].first && image.arch == groups[g].second && image.kind == "elf")
           ++images;
       if (g > 0) std::cout << '\n';
-      std::cout << result.files[groups[g].first].path << "  " << groups[g].second << "  ("
-                << list.size() << (list.size() == 1 ? " kernel" : " kernels") << ", " << images
-                << (images == 1 ? " image" : " images") << ")\n";
+      std::cout << for_terminal(result.files[groups[g].first].path) << "  " << groups[g].second
+                << "  (" << list.size() << (list.size() == 1 ? " kernel" : " kernels") << ", "
+                << images << (images == 1 ? " image" : " images") << ")\n";
+      const auto name_of = [&](std::size_t i) {
+        const std::string name = for_terminal(result.kernels[i].resources.demangled);
+        return o.wide ? name : cut(name, name_width);
+      };
       std::size_t width = 6;
-      for (std::size_t i : list)
-        width =
-            std::max(width, o.wide ? result.kernels[i].resources.demangled.size()
-                                   : cut(result.kernels[i].resources.demangled, name_width).size());
+      for (std::size_t i : list) width = std::max(width, name_of(i).size());
       std::cout << pad("kernel", width) << "  regs  shared  local  const  threads  bar";
       if (o.threads) std::cout << "  blocks/SM  occupancy  limited by";
       std::cout << '\n';
       for (std::size_t i : list) {
         const ScannedKernel& k = result.kernels[i];
         const KernelResources& r = k.resources;
-        std::string name = o.wide ? r.demangled : cut(r.demangled, name_width);
+        const std::string name = name_of(i);
         std::cout << pad(name, width) << right(std::to_string(r.num_regs), 6)
                   << right(std::to_string(r.shared_size_bytes), 8)
                   << right(std::to_string(r.local_size_bytes), 7)
@@ -399,8 +430,8 @@ ExitStatus run_kernels(const KernelsOptions& o, const GlobalOptions& global) {
     // PTX and unknown entries, which have no kernels to list.
     for (const auto& image : result.images) {
       if (image.kind == "elf" || image.skipped) continue;
-      std::cout << (groups.empty() ? "" : "\n") << result.files[image.file].path;
-      if (!image.member.empty()) std::cout << "(" << image.member << ")";
+      std::cout << (groups.empty() ? "" : "\n") << for_terminal(result.files[image.file].path);
+      if (!image.member.empty()) std::cout << "(" << for_terminal(image.member) << ")";
       if (image.kind == "ptx")
         std::cout << "  " << image.arch << "  PTX only (no machine code to measure)\n";
       else
@@ -426,18 +457,19 @@ Command add_kernels(CLI::App& root, GlobalOptions& global) {
   sub->add_option("FILE", o->files,
                   "CUBIN, fatbin, object (.o, -dc too), archive (.a), executable or shared library")
       ->required();
-  sub->add_option("--arch", o->arch,
-                  "Keep these architectures (sm_90 also keeps sm_90a; comma-separated)")
-      ->delimiter(',');
+  sub->add_option("--arch", o->arch_lists,
+                  "Keep these architectures (sm_90 also keeps sm_90a; comma-separated)");
   sub->add_option("--kernel", o->kernel,
                   "Keep kernels whose mangled or demangled name matches this regular expression "
                   "(ECMAScript, anywhere in the name)");
-  sub->add_option("--threads", o->threads, "Add each kernel's occupancy at N threads per block");
+  sub->add_option("--threads", o->threads_text,
+                  "Add each kernel's occupancy at N threads per block (1 to 1024)");
   sub->add_option(
       "--sort", o->sort,
       "Sort by a column: name, regs, shared, local, const, threads, barriers, occupancy");
   sub->add_flag("--wide", o->wide, "Print whole kernel names");
-  sub->add_option("--jobs", o->jobs, "Worker threads (default: one per CPU this process may use)");
+  sub->add_option("--jobs", o->jobs_text,
+                  "Worker threads, 1 to 1024 (default: one per CPU this process may use)");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar on stderr");
   add_json_flag(*sub, global);
   return {sub, [o, &global] { return run_kernels(*o, global); }};

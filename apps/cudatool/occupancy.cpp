@@ -338,8 +338,10 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
       out["kernel"]["file"] = *o.kernel_from;
       out["kernel"]["arch"] = from_arch;
     } else {
-      std::cout << "Kernel " << from->resources.demangled << " (" << from_arch << " image of "
-                << *o.kernel_from << ")\n";
+      // The name and path as the terminal gets them (escaped, base/text.hpp), not cut.
+      const std::string& name = from->resources.demangled;
+      std::cout << "Kernel " << printable(name, name.size()) << " (" << from_arch << " image of "
+                << printable(*o.kernel_from, o.kernel_from->size()) << ")\n";
     }
   }
 

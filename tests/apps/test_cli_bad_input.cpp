@@ -11,15 +11,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compile_corpus.hpp"
+#include "fatbin_builder.hpp"
 #include "process.hpp"
 
 namespace fs = std::filesystem;
@@ -38,7 +42,35 @@ struct Case {
   int exit_code;
   Driver driver = Driver::missing;
   std::map<std::string, std::string> env;  // values may hold placeholders too
+  // Under --json, the key stdout's document must have: "error" for the error document;
+  // "files" where the command reports after its listing (kernels: an entry that cannot be
+  // read, a file without CUDA code), so that stdout is the listing itself.
+  std::string json_key = "error";
 };
+
+// Bytes of a file, or empty.
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A little-endian integer written over `at` of `bytes`.
+template <class T>
+void patch(std::string& bytes, std::size_t at, T value) {
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    bytes[at + i] = static_cast<char>(static_cast<std::uint64_t>(value) >> (8 * i));
+}
+
+std::string text_of(const Bytes& b) {
+  return std::string(b.begin(), b.end());
+}
+
+// The source tree's real binaries: a CUBIN and a zstd fatbin of nvcc's (the fuzz corpora).
+std::string source_file(const std::string& relative) {
+  return std::string(CUDATOOL_SOURCE_DIR) + "/" + relative;
+}
+const char* const kCubin = "fuzz/corpus/cubin/saxpy_sm_90.cubin";
+const char* const kZstdFatbin = "fuzz/corpus/fatbin/zstd_sm80_sm90_sm100_ptx.fatbin";
 
 // Odd files, made once: placeholders in a case's arguments and environment name them.
 class OddFiles {
@@ -78,13 +110,7 @@ class OddFiles {
     }
     fs::create_directories(root_ / "home-clean");
     fs::create_directories(root_ / "cache");
-  }
-  ~OddFiles() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  std::string expand(std::string text) const {
-    const std::map<std::string, std::string> names = {
+    names_ = {
         {"{fifo}", (root_ / "fifo").string()},
         {"{dir}", (root_ / "dir").string()},
         {"{empty}", (root_ / "empty").string()},
@@ -93,8 +119,17 @@ class OddFiles {
         {"{cu}", (root_ / "kernel.cu").string()},
         {"{root}", root_.string()},
         {"{missing}", (root_ / "missing").string()},
+        {"{cubin}", source_file(kCubin)},
+        {"{fake_old}", CUDATOOL_FAKE_LIBCUDA_OLD},
     };
-    for (const auto& [name, value] : names)
+    make_binaries();
+  }
+  ~OddFiles() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  std::string expand(std::string text) const {
+    for (const auto& [name, value] : names_)
       for (std::size_t at; (at = text.find(name)) != std::string::npos;)
         text.replace(at, name.size(), value);
     return text;
@@ -108,7 +143,118 @@ class OddFiles {
   static void write(const fs::path& p, const std::string& data) {
     std::ofstream(p, std::ios::binary) << data;
   }
+  // A file for `kernels` under root_, named by the placeholder {name}.
+  void binary(const std::string& name, const std::string& bytes) {
+    write(root_ / name, bytes);
+    names_["{" + name + "}"] = (root_ / name).string();
+  }
+
+  // Damaged binaries for `kernels`: host ELF files (from /bin/true), the source tree's real
+  // CUBIN and zstd fatbin, fatbin containers built byte by byte, ar archives.
+  void make_binaries() {
+    const std::string host = slurp("/bin/true");  // a 64-bit little-endian ELF without CUDA
+    binary("text", "just some text, not a binary\n");
+    binary("elf-truncated", host.substr(0, 100));
+    std::string e = host;
+    patch<std::uint64_t>(e, 40, 0x7fffffffffff0000ull);  // e_shoff
+    binary("elf-shoff", e);
+    e = host;
+    patch<std::uint16_t>(e, 60, 0xffff);  // e_shnum
+    binary("elf-shnum", e);
+    e = host;
+    patch<std::uint16_t>(e, 62, 0x4000);  // e_shstrndx
+    binary("elf-shstrndx", e);
+    e = host;
+    patch<std::uint16_t>(e, 58, 8);  // e_shentsize
+    binary("elf-shentsize", e);
+    e = host;
+    e[4] = 1;  // ELFCLASS32
+    binary("elf-32", e);
+    e = host;
+    e[5] = 2;  // big-endian
+    binary("elf-big-endian", e);
+    const std::string cubin = slurp(source_file(kCubin));
+    binary("cubin-truncated", cubin.substr(0, cubin.size() / 2));
+    // The CUBIN with its kernel "saxpy" renamed "s\x1b[2J" (the same length, every
+    // occurrence: the symbol and section names agree).
+    std::string escaped = cubin;
+    for (std::size_t at; (at = escaped.find("saxpy")) != std::string::npos;)
+      escaped.replace(at, 5, "s\x1b[2J");
+    binary("cubin-escape-name", escaped);
+    // A file named with an escape sequence, whose "no CUDA code" note names it.
+    binary("esc\x1b[31m-name", host);
+
+    // Containers and entries with absurd sizes (fatbin_builder.hpp).
+    const Bytes ptx = bytes_of(".version 8.0\n.target sm_90\n.address_size 64\n");
+    const Bytes good = container({entry({.kind = 1, .payload = ptx})});
+    Bytes b = good;
+    put<std::uint64_t>(b, 8, 1ull << 40);
+    binary("fatbin-size", text_of(b));
+    b = good;
+    put<std::uint16_t>(b, 4, 2);
+    binary("fatbin-version", text_of(b));
+    b = good;
+    put<std::uint16_t>(b, 6, 4096);
+    binary("fatbin-header-size", text_of(b));
+    b = good;
+    put<std::uint32_t>(b, 16 + 4, 0xffffffffu);
+    binary("fatbin-entry-header", text_of(b));
+    b = good;
+    put<std::uint64_t>(b, 16 + 8, 1ull << 62);
+    binary("fatbin-entry-payload", text_of(b));
+    b = good;
+    put<std::uint32_t>(b, 16 + 28, 0x80000000u);
+    binary("fatbin-arch", text_of(b));
+    binary("fatbin-compressed-size", text_of(container({entry({.flags = 0x8011,
+                                                               .payload = Bytes(16, 1),
+                                                               .compressed_size = 17,
+                                                               .decompressed_size = 64})})));
+    binary("fatbin-entry-truncated",
+           text_of(container({entry({.kind = 1, .payload = ptx}), Bytes(8, 0xab)})));
+    b = good;
+    b.insert(b.end(), 24, 0xee);
+    binary("fatbin-trailing", text_of(b));
+    // Entries that cannot be read: the listing goes on, one line each, exit 2.
+    Bytes garbage(256);
+    for (std::size_t i = 0; i < garbage.size(); ++i)
+      garbage[i] = static_cast<std::uint8_t>(i * 37 + 11);
+    binary("zstd-bomb", text_of(container({entry({.flags = 0x8011,
+                                                  .payload = Bytes(16, 0),
+                                                  .compressed_size = 16,
+                                                  .decompressed_size = 1ull << 40})})));
+    binary(
+        "zstd-zero",
+        text_of(container({entry({.flags = 0x8011, .payload = garbage, .compressed_size = 256})})));
+    binary("zstd-corrupt", text_of(container({entry({.flags = 0x8011,
+                                                     .payload = garbage,
+                                                     .compressed_size = 256,
+                                                     .decompressed_size = 4096})})));
+    binary("lz4-corrupt", text_of(container({entry({.flags = 0x2011,
+                                                    .payload = garbage,
+                                                    .compressed_size = 256,
+                                                    .decompressed_size = 4096})})));
+    binary("cubin-garbage", text_of(container({entry({.payload = garbage})})));
+    // nvcc's zstd fatbin, its first entry's declared size made 1 TiB, or its data damaged.
+    const std::string fatbin = slurp(source_file(kZstdFatbin));
+    std::string real = fatbin;
+    patch<std::uint64_t>(real, 16 + 56, 1ull << 40);
+    binary("real-zstd-bomb", real);
+    real = fatbin;
+    const std::size_t payload = 16 + static_cast<unsigned char>(fatbin[16 + 4]);
+    for (std::size_t i = payload + 24; i < payload + 200; ++i) real[i] = static_cast<char>(i * 37);
+    binary("real-zstd-corrupt", real);
+    // ar archives.
+    const std::string member =
+        "notes.txt/      0           0     0     644     6         `\nhello\n";
+    binary("ar-no-elf", "!<arch>\n" + member);
+    binary("ar-bad-header", "!<arch>\n" + std::string(60, 'x'));
+    std::string huge = member;
+    huge.replace(48, 10, "9999999999");
+    binary("ar-huge-member", "!<arch>\n" + huge);
+  }
+
   fs::path root_;
+  std::map<std::string, std::string> names_;
 };
 
 const OddFiles& odd_files() {
@@ -160,8 +306,10 @@ const std::vector<std::string>& bad_device_specs() {
 std::vector<Case> make_cases() {
   std::vector<Case> cases;
   auto add = [&](std::string name, std::vector<std::string> args, int code,
-                 Driver driver = Driver::missing, std::map<std::string, std::string> env = {}) {
-    cases.push_back({std::move(name), std::move(args), code, driver, std::move(env)});
+                 Driver driver = Driver::missing, std::map<std::string, std::string> env = {},
+                 std::string json_key = "error") {
+    cases.push_back(
+        {std::move(name), std::move(args), code, driver, std::move(env), std::move(json_key)});
   };
 
   // Whole numbers (and sizes, durations) in every flag that takes one: exit 2, before any
@@ -378,6 +526,183 @@ std::vector<Case> make_cases() {
            {"devices", "--min-memory", "1000T"},
        })
     add("fake " + std::to_string(cases.size()), args, 4, Driver::fake);
+
+  // kernels: files that are not CUDA binaries, or damaged ones. A file that cannot be
+  // read at all is one line and exit 2 (the error document under --json); an entry that
+  // cannot be read, or a file without CUDA code, is one line after the listing, exit 2,
+  // and under --json stdout is the listing (json_key "files").
+  for (const std::string file : {"{missing}",
+                                 "{dir}",
+                                 "{fifo}",
+                                 "/dev/zero",
+                                 "/dev/null",
+                                 "/dev/stdin",
+                                 "/proc/self/status",
+                                 "{empty}",
+                                 "{binary}",
+                                 "{text}",
+                                 "{elf-truncated}",
+                                 "{elf-shoff}",
+                                 "{elf-shnum}",
+                                 "{elf-shstrndx}",
+                                 "{elf-shentsize}",
+                                 "{elf-32}",
+                                 "{elf-big-endian}",
+                                 "{cubin-truncated}",
+                                 "{fatbin-size}",
+                                 "{fatbin-version}",
+                                 "{fatbin-header-size}",
+                                 "{fatbin-entry-header}",
+                                 "{fatbin-entry-payload}",
+                                 "{fatbin-arch}",
+                                 "{fatbin-compressed-size}",
+                                 "{fatbin-entry-truncated}",
+                                 "{fatbin-trailing}",
+                                 "{ar-bad-header}",
+                                 "{ar-huge-member}",
+                                 "{root}/home-loop/.cuda-device",
+                                 "{root}/esc\x1b]0;owned\x07-missing",
+                                 "{root}/\xff\xfe-missing"})
+    add("kernels file " + file, {"kernels", file}, 2);
+  for (const std::string file : {"/bin/true", "{esc\x1b[31m-name}", "{ar-no-elf}", "{zstd-bomb}",
+                                 "{zstd-zero}", "{zstd-corrupt}", "{lz4-corrupt}",
+                                 "{cubin-garbage}", "{real-zstd-bomb}", "{real-zstd-corrupt}"})
+    add("kernels listed file " + file, {"kernels", file}, 2);
+  // The same under --json, and next to a good file: an unreadable FILE stops the command.
+  for (const std::string file :
+       {"{missing}", "{fifo}", "{elf-shoff}", "{fatbin-size}", "{root}/\xff\xfe-missing"})
+    add("kernels --json file " + file, {"kernels", "--json", file}, 2);
+  for (const std::string file : {"{missing}", "{fifo}", "{text}"})
+    add("kernels good and bad file " + file, {"kernels", "{cubin}", file}, 2);
+  for (const std::string file : {"/bin/true", "{zstd-bomb}", "{real-zstd-corrupt}"})
+    add("kernels --json listed file " + file, {"kernels", "--json", file}, 2, Driver::missing, {},
+        "files");
+  // kernels' flags, on a real CUBIN (the flags are checked before it is read).
+  for (const std::string arch :
+       {"", "sm_", "banana", "sm_90x", "sm_90,", "sm_80,,sm_90", "SM_90", "sm_-90", "\x1b[31m\xff"})
+    add("kernels --arch \"" + arch + "\"", {"kernels", "{cubin}", "--arch", arch}, 2);
+  add("kernels --arch 300 characters", {"kernels", "{cubin}", "--arch", std::string(300, 's')}, 2);
+  // Out of range, and the spellings CLI11's own conversion would take (both go through
+  // base/numbers.hpp now).
+  for (const std::string value :
+       {"0", "-1", "1025", "abc", "", "0x10", "+1", " 1", "1e3", "99999999999999999999"}) {
+    add("kernels --threads \"" + value + "\"", {"kernels", "{cubin}", "--threads", value}, 2);
+    add("kernels --jobs \"" + value + "\"", {"kernels", "{cubin}", "--jobs", value}, 2);
+  }
+  for (const std::string column : {"colour", "", "NAME", "regs,name", "\x1b[2J"})
+    add("kernels --sort \"" + column + "\"", {"kernels", "{cubin}", "--sort", column}, 2);
+  for (const std::string regex : {"(", "[", "a{2,1}", "(?<n>x)", "*", "\\", "[\x1b"})
+    add("kernels --kernel \"" + regex + "\"", {"kernels", "{cubin}", "--kernel", regex}, 2);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"kernels"},
+           {"kernels", "--json"},
+           {"kernels", "{cubin}", "--sort", "occupancy"},
+           {"kernels", "{cubin}", "--bogus"},
+           {"kernels", "{cubin}", "--wide=maybe"},
+           {"kernels", "{cubin}", "--threads"},
+       })
+    add("kernels flags " + std::to_string(cases.size()), args, 2);
+  // Each kind of bad flag under --json: the error document on stdout.
+  for (const auto& flag : std::vector<std::vector<std::string>>{{"--arch", "banana"},
+                                                                {"--arch", "sm_90,"},
+                                                                {"--arch", "\x1b[31m\xff"},
+                                                                {"--threads", "0"},
+                                                                {"--threads", "abc"},
+                                                                {"--jobs", "-1"},
+                                                                {"--jobs", "99999999999999999999"},
+                                                                {"--sort", "colour"},
+                                                                {"--sort", "occupancy"},
+                                                                {"--kernel", "("},
+                                                                {"--kernel", "[\xff"}}) {
+    std::vector<std::string> args = {"kernels", "--json", "{cubin}"};
+    args.insert(args.end(), flag.begin(), flag.end());
+    add("kernels --json " + flag[0] + " \"" + flag[1] + "\"", args, 2);
+  }
+
+  // check: every value is checked before the driver is loaded (the driver is missing here,
+  // which would be exit 3).
+  for (const std::string& value : std::vector<std::string>{
+           "", "abc", "-0.5", "0", "1.5", "1.0000001", "nan", "inf", "1e-3", "0x0.8", " 0.5",
+           "+0.5", ".", "0,5", "\x1b[31m", std::string(5000, '9')})
+    add("check --min-fraction \"" + value.substr(0, 20) + "\"",
+        {"check", "--min-fraction=" + value}, 2);
+  for (const char* flag : {"--min-d2h-gbps", "--min-d2d-gbps", "--min-peer-gbps"})
+    add(std::string("check ") + flag + " \"-1\"", {"check", flag + std::string("=-1")}, 2);
+  for (const std::string value :
+       {"", "-1", "fast", "1e400", "nan", "inf", "0x10", "1e3", "5GB/s", "1000000001"})
+    add("check --min-h2d-gbps \"" + value + "\"", {"check", "--min-h2d-gbps=" + value}, 2);
+  for (const std::string& list :
+       std::vector<std::string>{"gpu-burn", "", ",", "compute,", "compute,,memory", "COMPUTE",
+                                "\x1b[2Jcompute", "\xff", std::string(300, 'c')})
+    add("check --only \"" + list.substr(0, 20) + "\"", {"check", "--only", list}, 2);
+  // --skip reads its list with the same parser: a few.
+  for (const std::string list : {"bogus", "", "peer,", "\x1b[2J"})
+    add("check --skip \"" + list + "\"", {"check", "--skip", list}, 2);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"check", "--only", "compute", "--skip", "peer"},
+           {"check", "--only", "compute", "--skip", "compute"},
+           {"check", "--json", "--format", "text"},
+           {"check", "--json", "--format", "prometheus"},
+           {"check", "--format", "xml"},
+           {"check", "--format", ""},
+           {"check", "--format", "JSON"},
+           {"check", "--min-cc", "banana"},
+           {"check", "--min-cc", "9.0.0"},
+           {"check", "--min-memory", "lots"},
+           {"check", "--min-memory", "-5G"},
+           {"check", "--min-count=-1"},
+           {"check", "--expect-count", "-1"},
+           {"check", "--expect-count", "2147483648"},
+           {"check", "--device", ""},
+           {"check", "--device", "\x1b]0;owned\x07"},
+           {"check", "--device", "0", "--device", "abc"},
+           {"check", "--strict=maybe"},
+           {"check", "extra"},
+           {"check", "--bogus"},
+       })
+    add("check flags " + std::to_string(cases.size()), args, 2);
+  for (const std::string fault : {"memory", "COMPUTE", "compute ", "\x1b[2J"})
+    add("check CUDATOOL_CHECK_INJECT_FAULT=" + fault, {"check"}, 2, Driver::missing,
+        {{"CUDATOOL_CHECK_INJECT_FAULT", fault}});
+  // check under --json (or --format json): the error document on stdout.
+  for (const auto& [args, code] : std::vector<std::pair<std::vector<std::string>, int>>{
+           {{"check", "--json", "--only", "gpu-burn"}, 2},
+           {{"check", "--json", "--skip", "\xff"}, 2},
+           {{"check", "--json", "--min-fraction", "nan"}, 2},
+           {{"check", "--json", "--min-peer-gbps", "-1"}, 2},
+           {{"check", "--json", "--expect-count", "abc"}, 2},
+           {{"check", "--json", "--min-count", "\xff"}, 2},
+           {{"check", "--json", "--device", "\xff"}, 2},
+           {{"check", "--format", "json", "--min-d2d-gbps", "fast"}, 2},
+           {{"check", "--format", "json", "--only", "compute", "--skip", "peer"}, 2},
+           {{"check"}, 3},
+           {{"check", "--json"}, 3},
+           {{"check", "--format", "json"}, 3},
+           {{"check", "--format", "prometheus"}, 3},
+           {{"check", "--device", "0"}, 3},
+       })
+    add("check json " + std::to_string(cases.size()), args, code);
+  // With the fake driver: no device, or no such device, is exit 4; a driver that fails is
+  // 5; one that is a stub or too old is 3.
+  for (const auto& [args, code, env] :
+       std::vector<std::tuple<std::vector<std::string>, int, std::map<std::string, std::string>>>{
+           {{"check"}, 4, {{"FAKE_CUDA_DEVICES", ""}}},
+           {{"check", "--json"}, 4, {{"FAKE_CUDA_DEVICES", ""}}},
+           {{"check", "--format", "prometheus"}, 4, {{"FAKE_CUDA_DEVICES", ""}}},
+           {{"check", "--device", "7"}, 4, {}},
+           {{"check", "--json", "--device", "2"}, 4, {}},
+           {{"check", "--device", "GPU-ffffffff"}, 4, {}},
+           {{"check", "--device", "0", "--device", "9"}, 4, {}},
+           {{"check"}, 4, {{"FAKE_CUDA_INIT_RESULT", "100"}}},
+           {{"check"}, 5, {{"FAKE_CUDA_INIT_RESULT", "999"}}},
+           {{"check", "--json"}, 5, {{"FAKE_CUDA_INIT_RESULT", "999"}}},
+           {{"check"}, 3, {{"FAKE_CUDA_INIT_RESULT", "34"}}},
+           {{"check", "--only", "identity"}, 3, {{"CUDATOOL_LIBCUDA", "{fake_old}"}}},
+       }) {
+    auto with_nvml_off = env;
+    with_nvml_off["CUDATOOL_NO_NVML"] = "1";
+    add("check fake " + std::to_string(cases.size()), args, code, Driver::fake, with_nvml_off);
+  }
   return cases;
 }
 
@@ -424,7 +749,10 @@ TEST_P(BadInput, OneLineOnStderrAndTheDocumentedExitCode) {
     // nlohmann's parser rejects invalid UTF-8: the document must be valid.
     EXPECT_NO_THROW({
       const auto doc = nlohmann::json::parse(r.out);
-      EXPECT_EQ(doc.at("error").at("exit_code"), c.exit_code);
+      if (c.json_key == "error")
+        EXPECT_EQ(doc.at("error").at("exit_code"), c.exit_code);
+      else
+        EXPECT_TRUE(doc.contains(c.json_key)) << c.json_key;
     }) << r.out;
   }
 }
@@ -502,6 +830,25 @@ TEST(BadInputRegression, HugeSmCountGivesTheExactWave) {
   EXPECT_EQ(plain.exit_code, 0) << plain.err;
   EXPECT_EQ(plain.out.find("-"), plain.out.find("-")) << plain.out;
   EXPECT_EQ(plain.out.find("wave: -"), std::string::npos) << plain.out;
+}
+
+// A kernel name from the file reaches the terminal escaped, never as a control sequence;
+// --json keeps it exact (JSON escapes it).
+TEST(BadInputRegression, KernelNamesFromTheFileAreEscapedOnTheTerminal) {
+  const std::string file = odd_files().expand("{cubin-escape-name}");
+  const auto text = run_cudatool({"kernels", file}, without_driver());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_EQ(text.out.find('\x1b'), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("s\\x1b[2J"), std::string::npos) << text.out;
+  const auto json = run_cudatool({"kernels", "--json", file}, without_driver());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  ASSERT_EQ(doc.at("kernels").size(), 1u);
+  EXPECT_EQ(doc.at("kernels")[0].at("name"), "s\x1b[2J");
+  const auto occupancy = run_cudatool(
+      {"occupancy", "--kernel-from", file, "--kernel", "s", "--threads", "128"}, without_driver());
+  ASSERT_EQ(occupancy.exit_code, 0) << occupancy.err;
+  EXPECT_EQ(occupancy.out.find('\x1b'), std::string::npos) << occupancy.out;
 }
 
 // `--sweep` alone sweeps every block size; `--sweep ""` is a malformed list.

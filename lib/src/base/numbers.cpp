@@ -31,6 +31,12 @@ std::string format_seconds(double s) {
   return buffer;
 }
 
+std::string format_decimal(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.15g", value);
+  return buffer;
+}
+
 }  // namespace
 
 std::int64_t parse_integer(std::string_view text, std::string_view source, std::int64_t minimum,
@@ -60,6 +66,33 @@ std::uint64_t parse_unsigned(std::string_view text, std::string_view source, std
 
 int parse_int(std::string_view text, std::string_view source, int minimum, int maximum) {
   return static_cast<int>(parse_integer(text, source, minimum, maximum));
+}
+
+double parse_decimal(std::string_view text, std::string_view source, double minimum,
+                     double maximum) {
+  const auto fail = [&]() -> double {
+    throw UsageError(std::string(source) + " " + quote_input(text) +
+                     ": expected a decimal number from " + format_decimal(minimum) + " to " +
+                     format_decimal(maximum));
+  };
+  const bool negative = !text.empty() && text[0] == '-' && minimum < 0;
+  const std::string_view number = negative ? text.substr(1) : text;
+  bool digit = false, dot = false;
+  for (const char c : number) {
+    if (c >= '0' && c <= '9')
+      digit = true;
+    else if (c == '.' && !dot)
+      dot = true;
+    else
+      return fail();
+  }
+  if (!digit || number.size() > 40) return fail();
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
+      value < minimum || value > maximum)
+    return fail();
+  return value;
 }
 
 double parse_duration(std::string_view text, std::string_view source, double minimum_s,

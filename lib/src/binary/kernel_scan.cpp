@@ -8,6 +8,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/mapped_file.hpp"
 #include "cudatool/base/parallel.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/binary/archive.hpp"
 #include "cudatool/binary/elf.hpp"
 #include "cudatool/binary/fatbin.hpp"
@@ -231,8 +232,8 @@ void check_arch_filter(const std::string& filter) {
   std::string prefix, suffix;
   int number = 0;
   if (!split_arch(filter, prefix, number, suffix))
-    throw UsageError("--arch \"" + filter +
-                     "\": expected an architecture such as sm_90, sm_90a, sm_100f or compute_90");
+    throw UsageError("--arch " + quote_input(filter) +
+                     ": expected an architecture such as sm_90, sm_90a, sm_100f or compute_90");
 }
 
 bool arch_matches(const std::string& arch, const std::vector<std::string>& filters) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/check/check.hpp"
 
@@ -102,8 +103,8 @@ std::set<Kind> parse_kind_list(std::string_view list, std::string_view source) {
     if (!found) {
       std::string names;
       for (Kind k : all_kinds()) names += (names.empty() ? "" : ", ") + std::string(kind_name(k));
-      throw UsageError(std::string(source) + " \"" + std::string(list) + "\": unknown check \"" +
-                       std::string(item) + "\" (checks: " + names + ")");
+      throw UsageError(std::string(source) + " " + quote_input(list) + ": unknown check " +
+                       quote_input(item) + " (checks: " + names + ")");
     }
     start = end + 1;
   }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/numbers.hpp"
@@ -68,6 +69,20 @@ TEST(Numbers, Durations) {
   EXPECT_EQ(message_of([] { parse_duration("", "--duration", 0.001, 3600); }),
             "--duration \"\": expected a duration such as 2, 0.5s, 500ms or 2m, from 0.001 s to "
             "3600 s");
+}
+
+TEST(Numbers, Decimals) {
+  EXPECT_DOUBLE_EQ(parse_decimal("0.75", "--min-fraction", 0, 1), 0.75);
+  EXPECT_DOUBLE_EQ(parse_decimal("1", "--min-fraction", 0, 1), 1.0);
+  EXPECT_DOUBLE_EQ(parse_decimal(".5", "--min-fraction", 0, 1), 0.5);
+  EXPECT_DOUBLE_EQ(parse_decimal("12.", "--min-h2d-gbps", 0, 1e9), 12.0);
+  EXPECT_DOUBLE_EQ(parse_decimal("-2.5", "--x", -10, 10), -2.5);
+  for (const std::string& bad :
+       std::vector<std::string>{"", ".", "-", "-0.5", "1.5", "nan", "inf", "1e-3", "0x0.8", " 0.5",
+                                "0.5 ", "+0.5", "0.5.1", "0,5", "\xff", std::string(50, '0')})
+    EXPECT_THROW(parse_decimal(bad, "--min-fraction", 0, 1), UsageError) << bad;
+  EXPECT_EQ(message_of([] { parse_decimal("fast", "--min-h2d-gbps", 0, 1e9); }),
+            "--min-h2d-gbps \"fast\": expected a decimal number from 0 to 1000000000");
 }
 
 }  // namespace
