@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // The chunked scan (on this thread) must find exactly what the single pass finds,
     // whatever the chunk size: chunks of 64 to 1024 bytes put boundaries everywhere.
     const std::uint64_t chunk = size ? 64 * (1 + data[size - 1] % 16) : 64;
-    const auto split = cudatool::find_fatbin_containers(r, 0, r.size(), {1, chunk});
+    const auto split = cudatool::find_fatbin_containers(
+        r, 0, r.size(), {.threads = 1, .chunk_bytes = chunk, .after_chunk = {}});
     if (split.size() != containers.size()) std::abort();
     for (std::size_t i = 0; i < split.size(); ++i)
       if (split[i].offset != containers[i].offset || split[i].size != containers[i].size)

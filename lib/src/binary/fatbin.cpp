@@ -173,59 +173,81 @@ std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::ui
 
 std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::uint64_t begin,
                                                     std::uint64_t end, ContainerScanSplit split) {
-  end = std::min<std::uint64_t>(end, r.size());
-  begin = align8(begin);
+  return std::move(find_fatbin_containers(r, {{begin, end}}, split).front());
+}
+
+std::vector<std::vector<FatbinContainer>> find_fatbin_containers(
+    const ByteReader& r, const std::vector<ScanRange>& ranges, ContainerScanSplit split) {
   const std::uint64_t chunk = std::max<std::uint64_t>(8, split.chunk_bytes & ~std::uint64_t(7));
-  if (begin >= end || end - begin <= chunk) return find_fatbin_containers(r, begin, end);
   struct Chunk {
+    std::size_t range = 0;
     std::uint64_t begin = 0, end = 0;
     std::vector<FatbinContainer> found;
     std::vector<std::uint64_t> local;  // their offsets in r
   };
-  std::vector<Chunk> chunks((end - begin + chunk - 1) / chunk);
-  for (std::size_t i = 0; i < chunks.size(); ++i) {
-    chunks[i].begin = begin + i * chunk;
-    chunks[i].end = std::min(end, chunks[i].begin + chunk);
+  // Every range's chunks in one list, so that one set of threads scans them all.
+  std::vector<Chunk> chunks;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> bounds;  // each range, clamped
+  for (std::size_t k = 0; k < ranges.size(); ++k) {
+    const std::uint64_t end = std::min<std::uint64_t>(ranges[k].end, r.size());
+    const std::uint64_t begin = align8(ranges[k].begin);
+    bounds.emplace_back(begin, end);
+    for (std::uint64_t b = begin; b < end; b += chunk) {
+      Chunk c;
+      c.range = k;
+      c.begin = b;
+      c.end = std::min(end, b + chunk);
+      chunks.push_back(std::move(c));
+    }
   }
   parallel_for(chunks.size(), split.threads, [&](std::size_t i) {
     chunks[i].found = scan_pass(r, chunks[i].begin, chunks[i].end, chunks[i].local);
+    if (split.after_chunk)
+      split.after_chunk(r.all().subspan(chunks[i].begin, chunks[i].end - chunks[i].begin));
   });
-  // Join the chunks as the single pass would have gone. `p` is where that pass stands.
+  // Join each range's chunks as the single pass would have gone. `p` is where that pass
+  // stands in the range.
   const std::uint8_t* data = r.all().data();
-  std::vector<FatbinContainer> found;
-  std::uint64_t p = begin;
-  for (Chunk& c : chunks) {
-    std::size_t next = 0;  // the chunk's first container not yet passed
-    while (p < c.end) {
-      // Where the chunk's own pass also stood at p (p is not inside one of its
-      // containers), the two passes agree from here on.
-      while (next < c.local.size() && c.local[next] < p &&
-             align8(c.local[next] + c.found[next].size) <= p)
-        ++next;
-      const bool inside = next < c.local.size() && c.local[next] < p;
-      if (p >= c.begin && !inside) {
-        for (; next < c.found.size(); ++next) {
-          p = align8(c.local[next] + c.found[next].size);
-          found.push_back(std::move(c.found[next]));
+  std::vector<std::vector<FatbinContainer>> result(ranges.size());
+  std::size_t first = 0;  // the range's first chunk
+  for (std::size_t k = 0; k < ranges.size(); ++k) {
+    auto& found = result[k];
+    const auto [begin, end] = bounds[k];
+    std::uint64_t p = begin;
+    for (; first < chunks.size() && chunks[first].range == k; ++first) {
+      Chunk& c = chunks[first];
+      std::size_t next = 0;  // the chunk's first container not yet passed
+      while (p < c.end) {
+        // Where the chunk's own pass also stood at p (p is not inside one of its
+        // containers), the two passes agree from here on.
+        while (next < c.local.size() && c.local[next] < p &&
+               align8(c.local[next] + c.found[next].size) <= p)
+          ++next;
+        const bool inside = next < c.local.size() && c.local[next] < p;
+        if (p >= c.begin && !inside) {
+          for (; next < c.found.size(); ++next) {
+            p = align8(c.local[next] + c.found[next].size);
+            found.push_back(std::move(c.found[next]));
+          }
+          p = std::max(p, c.end);
+          break;
         }
-        p = std::max(p, c.end);
-        break;
-      }
-      // Not yet in step (a container of the previous chunk ran into this one, and this
-      // chunk's pass took something inside it for a container): one step of the pass.
-      if (p > r.size() || r.size() - p < kContainerHeaderSize) {
-        p = end;
-        break;
-      }
-      if (auto container = container_at(r, data, p)) {
-        p = align8(p + container->size);
-        found.push_back(std::move(*container));
-      } else {
-        p += 8;
+        // Not yet in step (a container of the previous chunk ran into this one, and this
+        // chunk's pass took something inside it for a container): one step of the pass.
+        if (p > r.size() || r.size() - p < kContainerHeaderSize) {
+          p = end;
+          break;
+        }
+        if (auto container = container_at(r, data, p)) {
+          p = align8(p + container->size);
+          found.push_back(std::move(*container));
+        } else {
+          p += 8;
+        }
       }
     }
   }
-  return found;
+  return result;
 }
 
 std::uint64_t decompression_cap(std::uint64_t compressed) {

@@ -156,17 +156,30 @@ class Scanner {
       add_image(std::move(image), std::move(entry), source, mapped);
       return;
     }
+    // The fatbin sections hold containers one after another; every other section is
+    // searched, all of them at once, in chunks on all threads, each chunk's pages given
+    // back once searched.
+    const auto is_fatbin_section = [](const ElfSection& s) {
+      return s.name == ".nv_fatbin" || s.name == "__nv_relfatbin";
+    };
+    const auto scanned = [&](const ElfSection& s) { return s.has_contents() && s.size >= 16; };
+    std::vector<ScanRange> ranges;
+    for (const ElfSection& s : elf.sections())
+      if (scanned(s) && !is_fatbin_section(s)) ranges.push_back({s.offset, s.offset + s.size});
+    ContainerScanSplit split{options_.threads, 8 << 20, {}};
+    if (mapped) split.after_chunk = [mapped](auto bytes) { mapped->release(bytes); };
+    auto found = find_fatbin_containers(named, ranges, split);
+    std::size_t next = 0;
     for (const ElfSection& s : elf.sections()) {
-      if (!s.has_contents() || s.size < 16) continue;
-      if (s.name == ".nv_fatbin" || s.name == "__nv_relfatbin") {
+      if (!scanned(s)) continue;
+      if (is_fatbin_section(s)) {
         add_fatbin_sequence(file, named, s.offset, s.offset + s.size, member, std::string(s.name),
                             mapped);
+        if (mapped) mapped->release(elf.contents(s));
       } else {
-        for (FatbinContainer& c : find_fatbin_containers(named, s.offset, s.offset + s.size,
-                                                         {options_.threads, 8 << 20}))
+        for (FatbinContainer& c : found[next++])
           add_container(file, c, member, std::string(s.name), source, mapped);
       }
-      if (mapped) mapped->release(elf.contents(s));
     }
   }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -65,6 +66,9 @@ std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::ui
 struct ContainerScanSplit {
   unsigned threads = 0;                 // 0 for one per hardware thread
   std::uint64_t chunk_bytes = 8 << 20;  // each thread scans chunks of this size (multiple of 8)
+  // Called on the scanning thread with each chunk's bytes once scanned (to give back the
+  // pages of a mapped file); may be empty.
+  std::function<void(std::span<const std::uint8_t>)> after_chunk;
 };
 // The same containers, the same order, found by scanning chunks of the range on several
 // threads (or chunk by chunk on this one): a container that runs across the end of a chunk is kept,
@@ -72,6 +76,13 @@ struct ContainerScanSplit {
 // pass would also have looked at (the rest of that chunk is rescanned until the two agree).
 std::vector<FatbinContainer> find_fatbin_containers(const ByteReader& r, std::uint64_t begin,
                                                     std::uint64_t end, ContainerScanSplit split);
+// The same for several ranges at once (an ELF file's sections), all chunks on one set of
+// threads: the containers of ranges[k] in element k.
+struct ScanRange {
+  std::uint64_t begin = 0, end = 0;
+};
+std::vector<std::vector<FatbinContainer>> find_fatbin_containers(
+    const ByteReader& r, const std::vector<ScanRange>& ranges, ContainerScanSplit split);
 
 // The largest decompressed size accepted for `compressed` bytes: 30 times as much plus
 // 128 MiB (a declared size above it is refused before anything is allocated).
