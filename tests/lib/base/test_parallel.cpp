@@ -86,7 +86,9 @@ TEST(Parallel, PollRunsOnTheCallingThreadAndStopsWhenTheWorkIsDone) {
   // Finished long before the 10 s poll interval: the caller is woken when the work ends.
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(jobs.load(), 8);
-  EXPECT_GE(polls.load(), 2);  // at least once while waiting and once at the end
+  // Once at the end at least (so a progress bar reaches 100%); while waiting only if the
+  // jobs were not already done when the caller looked.
+  EXPECT_GE(polls.load(), 1);
   EXPECT_FALSE(poll_elsewhere);
 }
 
