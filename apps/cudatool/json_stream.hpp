@@ -88,6 +88,10 @@ class JsonStream {
   JsonStream& member(std::string_view name, const T& v) {
     return key(name).value(v);
   }
+  // A text member that is null where the text is empty (an absent section, no error).
+  JsonStream& text_or_null(std::string_view name, const std::string& text) {
+    return text.empty() ? member(name, nullptr) : member(name, text);
+  }
 
   // A JSON string's text, quotes included, as nlohmann writes it.
   static void append_string(std::string& out, std::string_view text) {

@@ -306,11 +306,8 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
           .member("local_size_bytes", r.local_size_bytes)
           .member("max_registers", k.bounds.max_registers)
           .member("max_threads_per_block", r.max_threads_per_block);
-      if (image.member.empty())
-        out.member("member", nullptr);
-      else
-        out.member("member", image.member);
-      out.member("name", r.name)
+      out.text_or_null("member", image.member)
+          .member("name", r.name)
           .member("num_barriers", r.num_barriers)
           .member("num_regs", r.num_regs);
       if (o.threads) {
@@ -339,23 +336,17 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
     };
     const auto write_image = [&](JsonStream& out, std::size_t i) {
       const ScannedImage& image = result.images[i];
-      const auto optional_text = [&](std::string_view key, const std::string& text) {
-        if (text.empty())
-          out.member(key, nullptr);
-        else
-          out.member(key, text);
-      };
       out.begin_object();
-      optional_text("arch", image.arch);
+      out.text_or_null("arch", image.arch);
       out.member("compression", image.compression)
           .member("container_offset", image.container_offset);
-      optional_text("error", image.error);
+      out.text_or_null("error", image.error);
       out.member("file", result.files[image.file].path)
           .member("kernel_count", image.kernel_count)
           .member("kind", image.kind);
-      optional_text("member", image.member);
+      out.text_or_null("member", image.member);
       out.member("offset", image.offset);
-      optional_text("section", image.section);
+      out.text_or_null("section", image.section);
       out.member("size", image.size)
           .member("skipped", image.skipped)
           .member("stored_size", image.stored_size)
@@ -367,12 +358,12 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
                             JsonStream out(text, 1);
                             out.after_key().begin_array();
                             for (const auto& f : result.files) {
-                              out.begin_object().member("has_cuda_code", f.has_cuda_code);
-                              if (f.note.empty())
-                                out.member("note", nullptr);
-                              else
-                                out.member("note", f.note);
-                              out.member("path", f.path).member("size", f.size).end_object();
+                              out.begin_object()
+                                  .member("has_cuda_code", f.has_cuda_code)
+                                  .text_or_null("note", f.note)
+                                  .member("path", f.path)
+                                  .member("size", f.size)
+                                  .end_object();
                             }
                             out.end_array();
                             os << text;
