@@ -2,7 +2,7 @@
 // code for the common architectures, PTX for the rest: lib/CMakeLists.txt) that is
 // embedded in the binary and loaded through the driver, so no NVRTC is needed at run time.
 // The pattern is integer arithmetic only, so the host recomputes it exactly
-// (check_pattern in lib/src/check/check.cpp must stay the same function).
+// (pattern() in lib/include/cudatool/check/check.hpp must stay the same function).
 
 __device__ __forceinline__ unsigned cudatool_pattern(unsigned long long i, unsigned seed) {
   unsigned x = static_cast<unsigned>(i) * 2654435761u ^ static_cast<unsigned>(i >> 32) ^ seed;
