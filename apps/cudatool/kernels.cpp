@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <regex>
@@ -51,10 +52,12 @@ struct KernelOccupancy {
 };
 
 // The architecture table's DeviceData for an image's architecture, looked up once each.
+// Safe to use from several threads (images are rendered as they are read).
 class Architectures {
  public:
   // nullptr and the reason where the table lacks the architecture.
   const DeviceData* find(const std::string& arch, std::string& reason) {
+    const std::lock_guard<std::mutex> lock(mutex_);
     auto it = cache_.find(arch);
     if (it == cache_.end()) {
       Entry e;
@@ -74,7 +77,8 @@ class Architectures {
     std::optional<DeviceData> data;
     std::string reason;
   };
-  std::map<std::string, Entry> cache_;
+  std::mutex mutex_;
+  std::map<std::string, Entry> cache_;  // entries never move once made
 };
 
 KernelOccupancy occupancy_of(const ScannedKernel& k, const std::string& arch, int threads,
@@ -142,6 +146,71 @@ void dims_json(JsonStream& out, const std::optional<std::array<int, 3>>& d) {
     return;
   }
   out.begin_array().value((*d)[0]).value((*d)[1]).value((*d)[2]).end_array();
+}
+
+// One element of the kernels array; `occupancy` under --threads, nullptr otherwise.
+void write_kernel_json(JsonStream& out, const ScannedKernel& k, const ScannedImage& image,
+                       const ScannedFile& file, const KernelOccupancy* occupancy) {
+  const KernelResources& r = k.resources;
+  // Keys in sorted order, as print_json writes them.
+  out.begin_object().member("arch", image.arch).key("cluster_dims").after_key();
+  dims_json(out, k.bounds.cluster);
+  out.member("const_size_bytes", r.const_size_bytes)
+      .member("demangled", r.demangled)
+      .member("file", file.path)
+      .member("image", k.image)
+      .member("launch_bounds_max_threads", k.bounds.max_threads)
+      .member("local_size_bytes", r.local_size_bytes)
+      .member("max_registers", k.bounds.max_registers)
+      .member("max_threads_per_block", r.max_threads_per_block);
+  out.text_or_null("member", image.member)
+      .member("name", r.name)
+      .member("num_barriers", r.num_barriers)
+      .member("num_regs", r.num_regs);
+  if (occupancy) {
+    const KernelOccupancy& oc = *occupancy;
+    out.key("occupancy").begin_object();
+    if (oc.record) {
+      out.member("limited_by", std::string_view(oc.record->limited_by))
+          .member("occupancy", oc.record->occupancy)
+          .member("reason", nullptr)
+          .member("tb_per_mp", oc.record->tb_per_mp)
+          .member("threads", oc.threads)
+          .member("warps_per_mp", oc.record->warps_per_mp);
+    } else {
+      out.member("limited_by", nullptr)
+          .member("occupancy", nullptr)
+          .member("reason", oc.reason)
+          .member("tb_per_mp", nullptr)
+          .member("threads", oc.threads)
+          .member("warps_per_mp", nullptr);
+    }
+    out.end_object();
+  }
+  out.key("required_block_size").after_key();
+  dims_json(out, k.bounds.reqntid);
+  out.member("shared_size_bytes", r.shared_size_bytes).end_object();
+}
+
+// The kernels array from the images' texts (each element preceded by a comma), in image
+// order, each text freed once written.
+void write_rendered_array(std::ostream& out,
+                          std::vector<std::pair<std::size_t, std::string>>& rendered) {
+  if (rendered.empty()) {
+    out << "[]";
+    return;
+  }
+  std::sort(rendered.begin(), rendered.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  out << '[';
+  bool first = true;
+  for (auto& [image, text] : rendered) {
+    const std::size_t skip = first ? 1 : 0;  // the first element has no comma before it
+    out.write(text.data() + skip, static_cast<std::streamsize>(text.size() - skip));
+    first = false;
+    std::string().swap(text);
+  }
+  out << "\n  ]";
 }
 
 // Sorting: numeric columns largest first, names alphabetically.
@@ -225,32 +294,61 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
   if (o.jobs) scan.threads = *o.jobs;
   Progress progress(!o.no_progress && isatty(STDERR_FILENO));
   if (!o.no_progress && isatty(STDERR_FILENO)) scan.progress = std::ref(progress);
+  // std::regex is slow (several us a name): names are matched on all threads.
+  const auto kept = [&](const KernelResources& k) {
+    return !pattern || std::regex_search(k.name, *pattern) ||
+           std::regex_search(k.demangled, *pattern);
+  };
+  Architectures architectures;
+
+  // --json in image order (no --sort): each image's kernels are filtered, measured and
+  // rendered on the thread that read the image, while the other images are still being
+  // read; the kernels array is then their text in image order.
+  const bool render_while_reading = global.json && !o.sort;
+  std::mutex rendered_mutex;
+  std::vector<std::pair<std::size_t, std::string>> rendered;  // (image, its kernels' text)
+  scan.keep_kernels = !render_while_reading;
+  if (render_while_reading)
+    scan.on_image = [&](const ImageKernels& done) {
+      std::string text;
+      JsonStream out(text, 2, false);  // each element preceded by a comma, the first's cut
+      for (const ScannedKernel& k : done.kernels) {
+        if (!kept(k.resources)) continue;
+        std::optional<KernelOccupancy> occupancy;
+        if (o.threads) occupancy = occupancy_of(k, done.info.arch, *o.threads, architectures);
+        write_kernel_json(out, k, done.info, done.file, occupancy ? &*occupancy : nullptr);
+      }
+      if (text.empty()) return;
+      const std::lock_guard<std::mutex> lock(rendered_mutex);
+      rendered.emplace_back(done.image, std::move(text));
+    };
+
   const ScanResult result = scan_binaries(o.files, scan);
 
-  // The kernels to show, with their occupancy. std::regex is slow (several us a name):
-  // the names are matched on all threads, in blocks, each block writing its own flags.
+  // Otherwise the kernels to show are chosen, measured and sorted here. The names are
+  // matched in blocks on all threads, each block writing its own flags.
   std::vector<std::size_t> shown;
-  if (pattern) {
-    std::vector<char> keep(result.kernels.size());
-    constexpr std::size_t kBlock = 256;
-    parallel_for((keep.size() + kBlock - 1) / kBlock, o.jobs ? *o.jobs : 0, [&](std::size_t b) {
-      for (std::size_t i = b * kBlock; i < std::min(keep.size(), (b + 1) * kBlock); ++i) {
-        const auto& k = result.kernels[i].resources;
-        keep[i] = std::regex_search(k.name, *pattern) || std::regex_search(k.demangled, *pattern);
-      }
-    });
-    for (std::size_t i = 0; i < keep.size(); ++i)
-      if (keep[i]) shown.push_back(i);
-  } else {
-    shown.resize(result.kernels.size());
-    std::iota(shown.begin(), shown.end(), std::size_t{0});
+  std::vector<KernelOccupancy> occupancy;
+  if (!render_while_reading) {
+    if (pattern) {
+      std::vector<char> keep(result.kernels.size());
+      constexpr std::size_t kBlock = 256;
+      parallel_for((keep.size() + kBlock - 1) / kBlock, o.jobs ? *o.jobs : 0, [&](std::size_t b) {
+        for (std::size_t i = b * kBlock; i < std::min(keep.size(), (b + 1) * kBlock); ++i)
+          keep[i] = kept(result.kernels[i].resources);
+      });
+      for (std::size_t i = 0; i < keep.size(); ++i)
+        if (keep[i]) shown.push_back(i);
+    } else {
+      shown.resize(result.kernels.size());
+      std::iota(shown.begin(), shown.end(), std::size_t{0});
+    }
+    occupancy.resize(result.kernels.size());
+    if (o.threads)
+      for (std::size_t i : shown)
+        occupancy[i] = occupancy_of(result.kernels[i], result.images[result.kernels[i].image].arch,
+                                    *o.threads, architectures);
   }
-  Architectures architectures;
-  std::vector<KernelOccupancy> occupancy(result.kernels.size());
-  if (o.threads)
-    for (std::size_t i : shown)
-      occupancy[i] = occupancy_of(result.kernels[i], result.images[result.kernels[i].image].arch,
-                                  *o.threads, architectures);
   if (o.sort) {
     const auto key = [&](std::size_t i) -> long long {
       const auto& k = result.kernels[i].resources;
@@ -291,48 +389,9 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
   if (global.json) {
     const unsigned threads = o.jobs ? *o.jobs : 0;
     const auto write_kernel = [&](JsonStream& out, std::size_t n) {
-      const std::size_t i = shown[n];
-      const ScannedKernel& k = result.kernels[i];
-      const KernelResources& r = k.resources;
-      const ScannedImage& image = result.images[k.image];
-      // Keys in sorted order, as print_json writes them.
-      out.begin_object().member("arch", image.arch).key("cluster_dims").after_key();
-      dims_json(out, k.bounds.cluster);
-      out.member("const_size_bytes", r.const_size_bytes)
-          .member("demangled", r.demangled)
-          .member("file", file_of(k).path)
-          .member("image", k.image)
-          .member("launch_bounds_max_threads", k.bounds.max_threads)
-          .member("local_size_bytes", r.local_size_bytes)
-          .member("max_registers", k.bounds.max_registers)
-          .member("max_threads_per_block", r.max_threads_per_block);
-      out.text_or_null("member", image.member)
-          .member("name", r.name)
-          .member("num_barriers", r.num_barriers)
-          .member("num_regs", r.num_regs);
-      if (o.threads) {
-        const KernelOccupancy& oc = occupancy[i];
-        out.key("occupancy").begin_object();
-        if (oc.record) {
-          out.member("limited_by", std::string_view(oc.record->limited_by))
-              .member("occupancy", oc.record->occupancy)
-              .member("reason", nullptr)
-              .member("tb_per_mp", oc.record->tb_per_mp)
-              .member("threads", oc.threads)
-              .member("warps_per_mp", oc.record->warps_per_mp);
-        } else {
-          out.member("limited_by", nullptr)
-              .member("occupancy", nullptr)
-              .member("reason", oc.reason)
-              .member("tb_per_mp", nullptr)
-              .member("threads", oc.threads)
-              .member("warps_per_mp", nullptr);
-        }
-        out.end_object();
-      }
-      out.key("required_block_size").after_key();
-      dims_json(out, k.bounds.reqntid);
-      out.member("shared_size_bytes", r.shared_size_bytes).end_object();
+      const ScannedKernel& k = result.kernels[shown[n]];
+      write_kernel_json(out, k, result.images[k.image], file_of(k),
+                        o.threads ? &occupancy[shown[n]] : nullptr);
     };
     const auto write_image = [&](JsonStream& out, std::size_t i) {
       const ScannedImage& image = result.images[i];
@@ -374,7 +433,10 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
                                                       write_image);
                           }},
                          {"kernels", [&](std::ostream& os) {
-                            write_json_array_parallel(os, shown.size(), threads, write_kernel);
+                            if (render_while_reading)
+                              write_rendered_array(os, rendered);
+                            else
+                              write_json_array_parallel(os, shown.size(), threads, write_kernel);
                           }}});
   } else {
     // One table per file and architecture, in the order they first appear.

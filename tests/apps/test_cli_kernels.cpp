@@ -219,6 +219,53 @@ TEST(CliKernels, FiltersSortAndText) {
   EXPECT_TRUE(contains(r.out, "compute_100  PTX only")) << r.out;
 }
 
+// --json without --sort renders each image's kernels on the thread that read it; with
+// --sort the document is built after the scan. Both must describe the same kernels, and
+// the first must not depend on the number of threads.
+TEST(CliKernels, JsonRenderedWhileReadingEqualsTheSortedDocument) {
+  REQUIRE_DATA();
+  const std::vector<std::vector<std::string>> variants = {
+      {},
+      {"--threads", "128"},
+      {"--kernel", "physics|scale", "--threads", "96"},
+      {"--arch", "sm_90"}};
+  for (const std::string& file : kFiles) {
+    for (const auto& extra : variants) {
+      std::vector<std::string> args = {"kernels", data(file), "--json"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      const auto with_jobs = [&](const std::string& jobs) {
+        auto a = args;
+        a.insert(a.end(), {"--jobs", jobs});
+        const auto r = run_cudatool(a, without_driver());
+        EXPECT_EQ(r.exit_code, 0) << file << ": " << r.err;
+        return r.out;
+      };
+      const std::string one = with_jobs("1");
+      EXPECT_EQ(one, with_jobs("5")) << file;
+      auto sorted_args = args;
+      sorted_args.insert(sorted_args.end(), {"--sort", "regs"});
+      const auto sorted = run_cudatool(sorted_args, without_driver());
+      ASSERT_EQ(sorted.exit_code, 0) << sorted.err;
+      // Kernel names are unique within an image.
+      const auto by_image_and_name = [](const json& doc) {
+        std::map<std::pair<int, std::string>, json> kernels;
+        for (const auto& k : doc["kernels"]) kernels[{k["image"].get<int>(), k["name"]}] = k;
+        return kernels;
+      };
+      const json streamed = json::parse(one), built = json::parse(sorted.out);
+      EXPECT_EQ(streamed["images"], built["images"]) << file;
+      EXPECT_EQ(streamed["kernels"].size(), built["kernels"].size()) << file;
+      EXPECT_EQ(by_image_and_name(streamed), by_image_and_name(built)) << file;
+      // In image order, then the CUBIN's.
+      int last = -1;
+      for (const auto& k : streamed["kernels"]) {
+        EXPECT_GE(k["image"].get<int>(), last);
+        last = k["image"].get<int>();
+      }
+    }
+  }
+}
+
 TEST(CliKernels, BadInputIsOneLineAndExit2) {
   REQUIRE_DATA();
   const std::string dir =

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
 #include <memory>
 #include <numeric>
+#include <system_error>
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/mapped_file.hpp"
@@ -26,6 +28,7 @@ struct Job {
 
 struct JobResult {
   std::vector<ScannedKernel> kernels;
+  std::size_t kernel_count = 0;  // where the kernels are not kept
   std::string error;
 };
 
@@ -100,7 +103,7 @@ class Scanner {
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
       ScannedImage& image = result_.images[jobs_[j].image];
       image.error = std::move(slots[j].error);
-      image.kernel_count = slots[j].kernels.size();
+      image.kernel_count = options_.keep_kernels ? slots[j].kernels.size() : slots[j].kernel_count;
     }
     // Flatten in image order (jobs were created in image order).
     std::size_t total = 0;
@@ -112,19 +115,32 @@ class Scanner {
   }
 
  private:
-  static void run_job(const Job& job, JobResult& out, Decompressor& decompressor) {
+  void run_job(const Job& job, JobResult& out, Decompressor& decompressor) const {
     try {
       const auto contents = decompressor.contents(job.entry, job.source);
-      if (job.mapped) job.mapped->release(job.entry.payload);
-      const CubinInfo info =
+      // A compressed entry's bytes are done with once decompressed; a stored one's are
+      // the CUBIN itself, given back once read.
+      const bool stored = job.entry.compression == FatbinCompression::none;
+      if (job.mapped && !stored) job.mapped->release(job.entry.payload);
+      CubinInfo info =
           read_cubin_image(ByteReader(contents, job.source + " (" + job.entry.arch + " image at " +
                                                     hex(job.entry.offset) + ")"));
+      if (job.mapped && stored) job.mapped->release(job.entry.payload);
       out.kernels.reserve(info.kernels.size());
       for (std::size_t k = 0; k < info.kernels.size(); ++k)
-        out.kernels.push_back({job.image, info.kernels[k], info.bounds[k]});
+        out.kernels.push_back({job.image, std::move(info.kernels[k]), info.bounds[k]});
     } catch (const std::exception& e) {
       out.error = e.what();
       out.kernels.clear();
+      return;
+    }
+    if (options_.on_image) {
+      const ScannedImage& image = result_.images[job.image];
+      options_.on_image({job.image, image, result_.files[image.file], out.kernels});
+    }
+    if (!options_.keep_kernels) {
+      out.kernel_count = out.kernels.size();
+      std::vector<ScannedKernel>().swap(out.kernels);
     }
   }
 
@@ -168,37 +184,57 @@ class Scanner {
       if (scanned(s) && !is_fatbin_section(s)) ranges.push_back({s.offset, s.offset + s.size});
     ContainerScanSplit split{options_.threads, 8 << 20, {}};
     if (mapped) split.after_chunk = [mapped](auto bytes) { mapped->release(bytes); };
+    // The fatbin sections are read on a thread of their own while the others are searched
+    // (a few ms for a large library, otherwise spent before any entry is read).
+    std::vector<std::vector<FatbinContainer>> sequences;
+    const auto read_sequences = [&] {
+      for (const ElfSection& s : elf.sections()) {
+        if (!scanned(s) || !is_fatbin_section(s)) continue;
+        sequences.push_back(read_fatbin_sequence(named, s.offset, s.offset + s.size, s.name));
+        if (mapped) mapped->release(elf.contents(s));
+      }
+    };
+    std::future<void> sequences_read;
+    try {
+      sequences_read = std::async(std::launch::async, read_sequences);
+    } catch (const std::system_error&) {
+      read_sequences();  // no thread to be had: read them here
+    }
     auto found = find_fatbin_containers(named, ranges, split);
-    std::size_t next = 0;
+    if (sequences_read.valid()) sequences_read.get();
+    std::size_t next_found = 0, next_sequence = 0;
     for (const ElfSection& s : elf.sections()) {
       if (!scanned(s)) continue;
-      if (is_fatbin_section(s)) {
-        add_fatbin_sequence(file, named, s.offset, s.offset + s.size, member, std::string(s.name),
-                            mapped);
-        if (mapped) mapped->release(elf.contents(s));
-      } else {
-        for (FatbinContainer& c : found[next++])
-          add_container(file, c, member, std::string(s.name), source, mapped);
-      }
+      for (FatbinContainer& c :
+           is_fatbin_section(s) ? sequences[next_sequence++] : found[next_found++])
+        add_container(file, c, member, std::string(s.name), source, mapped);
     }
   }
 
   // The fatbin sections (and bare fatbin files): containers one after another, with zero
   // padding between them; anything else there is an error.
-  void add_fatbin_sequence(std::size_t file, const ByteReader& r, std::uint64_t begin,
-                           std::uint64_t end, const std::string& member, const std::string& section,
-                           const MappedFile* mapped) {
+  static std::vector<FatbinContainer> read_fatbin_sequence(const ByteReader& r, std::uint64_t begin,
+                                                           std::uint64_t end,
+                                                           std::string_view section) {
+    std::vector<FatbinContainer> containers;
     std::uint64_t p = begin;
     while (p < end) {
       if (r.u8(p, "fatbin section") == 0) {
         ++p;
         continue;
       }
-      const ByteReader part = r.sub(p, end - p, section.empty() ? "fatbin" : section);
-      FatbinContainer c = read_fatbin_container(part, 0);
-      p += c.size;
-      add_container(file, c, member, section, r.source(), mapped);
+      const ByteReader part = r.sub(p, end - p, section.empty() ? "fatbin" : std::string(section));
+      containers.push_back(read_fatbin_container(part, 0));
+      p += containers.back().size;
     }
+    return containers;
+  }
+
+  void add_fatbin_sequence(std::size_t file, const ByteReader& r, std::uint64_t begin,
+                           std::uint64_t end, const std::string& member, const std::string& section,
+                           const MappedFile* mapped) {
+    for (const FatbinContainer& c : read_fatbin_sequence(r, begin, end, section))
+      add_container(file, c, member, section, r.source(), mapped);
   }
 
   void add_container(std::size_t file, const FatbinContainer& c, const std::string& member,

@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -326,6 +328,66 @@ TEST(KernelScan, TheSameCubinPlainZstdAndLz4GivesTheSameKernels) {
   const ScanResult all = scan_bytes(mixed, "mixed", {});
   EXPECT_NE(all.images[1].error.find("corrupt zstd"), std::string::npos) << all.images[1].error;
   EXPECT_EQ(all.images[0].error, "");
+}
+
+// on_image hands each image's kernels over on the thread that read it, as ScanResult has
+// them; without keep_kernels the result keeps only the counts; what it throws ends the scan.
+TEST(KernelScan, OnImageGetsEveryReadImageOnce) {
+  const Bytes cubin = real_cubin();
+  if (cubin.empty()) GTEST_SKIP() << "no nvcc-built test object at " << data_file("none.o");
+  Bytes z(ZSTD_compressBound(cubin.size()));
+  z.resize(ZSTD_compress(z.data(), z.size(), cubin.data(), cubin.size(), 3));
+  std::vector<Bytes> entries;
+  for (int i = 0; i < 12; ++i)
+    entries.push_back(i % 2 ? entry({.flags = 0x8011,
+                                     .payload = z,
+                                     .compressed_size = static_cast<std::uint32_t>(z.size()),
+                                     .decompressed_size = cubin.size()})
+                            : entry({.payload = cubin}));
+  entries.push_back(entry({.arch = 80, .payload = Bytes(cubin.begin(), cubin.begin() + 100)}));
+  entries.push_back(entry({.kind = 1, .payload = Bytes(8, 'x')}));  // PTX: nothing to read
+  const Bytes fatbin = container(entries);
+  for (bool keep : {true, false}) {
+    std::mutex mutex;
+    std::map<std::size_t, std::vector<ScannedKernel>> seen;
+    ScanOptions options;
+    options.threads = 3;
+    options.keep_kernels = keep;
+    options.on_image = [&](const ImageKernels& done) {
+      EXPECT_EQ(done.file.path, "mem.fatbin");
+      EXPECT_EQ(done.info.kind, "elf");
+      const std::lock_guard<std::mutex> lock(mutex);
+      EXPECT_TRUE(seen.emplace(done.image,
+                               std::vector<ScannedKernel>(done.kernels.begin(), done.kernels.end()))
+                      .second)
+          << "image " << done.image << " handed over twice";
+    };
+    const ScanResult r = scan_bytes(fatbin, "mem.fatbin", options);
+    ASSERT_EQ(r.images.size(), 14u);
+    EXPECT_NE(r.images[12].error, "");  // truncated: an error, not handed over
+    EXPECT_EQ(seen.size(), 12u);
+    EXPECT_FALSE(seen.count(12) || seen.count(13));
+    std::size_t flat = 0;
+    for (const auto& [image, kernels] : seen) {
+      EXPECT_EQ(r.images[image].kernel_count, kernels.size());
+      ASSERT_GT(kernels.size(), 3u);
+      for (const ScannedKernel& k : kernels) {
+        EXPECT_EQ(k.image, image);
+        if (keep) {
+          ASSERT_LT(flat, r.kernels.size());
+          EXPECT_EQ(r.kernels[flat].image, k.image);
+          EXPECT_EQ(r.kernels[flat].resources, k.resources);
+          EXPECT_EQ(r.kernels[flat].bounds, k.bounds);
+        }
+        ++flat;
+      }
+    }
+    EXPECT_EQ(r.kernels.size(), keep ? flat : 0u);
+  }
+  ScanOptions throwing;
+  throwing.threads = 2;
+  throwing.on_image = [](const ImageKernels&) { throw std::runtime_error("renderer failed"); };
+  EXPECT_THROW(scan_bytes(fatbin, "mem.fatbin", throwing), std::runtime_error);
 }
 
 TEST(KernelScan, EveryTruncationOfARealCubinIsAnEntryErrorNeverACrash) {

@@ -20,6 +20,8 @@
 
 namespace cudatool {
 
+struct ImageKernels;
+
 struct ScanOptions {
   // Architectures to keep ("sm_90" also keeps sm_90a and sm_90f; "sm_90a" only itself);
   // empty for all.
@@ -27,6 +29,15 @@ struct ScanOptions {
   unsigned threads = 0;  // worker threads; 0 for one per hardware thread
   // Called from the calling thread about every 100 ms while entries are read.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // Called with each image's kernels as soon as the image is read, on the worker thread
+  // that read it (so several calls run at once), while the other images are still being
+  // read: for work on the kernels that can overlap the reading (rendering them). Not
+  // called for images that fail (their error is in ScanResult) or that --arch leaves out;
+  // an exception it throws ends the scan and is rethrown by scan_binaries.
+  std::function<void(const ImageKernels&)> on_image;
+  // False where on_image has taken what the caller needs: ScanResult::kernels is left
+  // empty (each image's kernels are freed once on_image returns).
+  bool keep_kernels = true;
 };
 
 struct ScannedFile {
@@ -56,6 +67,15 @@ struct ScannedKernel {
   std::size_t image = 0;  // index into ScanResult::images
   KernelResources resources;
   KernelBounds bounds;
+};
+
+// What ScanOptions::on_image is given: one image, its file and its kernels (in the CUBIN's
+// symbol order, as they will be in ScanResult::kernels).
+struct ImageKernels {
+  std::size_t image = 0;  // index into ScanResult::images
+  const ScannedImage& info;
+  const ScannedFile& file;
+  std::span<const ScannedKernel> kernels;
 };
 
 struct ScanResult {
