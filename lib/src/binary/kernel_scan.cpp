@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <future>
 #include <memory>
 #include <numeric>
@@ -21,9 +22,9 @@ namespace {
 // One unit of work: an ELF entry (or a bare CUBIN) to read.
 struct Job {
   std::size_t image = 0;
-  FatbinEntry entry;  // compression none with payload = the CUBIN for a bare one
-  std::string source;
-  const MappedFile* mapped = nullptr;  // pages to release once read, where mapped
+  FatbinEntry entry;                    // compression none with payload = the CUBIN for a bare one
+  const std::string* source = nullptr;  // the file (or member), in Scanner::sources_
+  const MappedFile* mapped = nullptr;   // pages to release once read, where mapped
 };
 
 struct JobResult {
@@ -122,13 +123,13 @@ class Scanner {
  private:
   void run_job(const Job& job, JobResult& out, Decompressor& decompressor) const {
     try {
-      const auto contents = decompressor.contents(job.entry, job.source);
+      const auto contents = decompressor.contents(job.entry, *job.source);
       // A compressed entry's bytes are done with once decompressed; a stored one's are
       // the CUBIN itself, given back once read.
       const bool stored = job.entry.compression == FatbinCompression::none;
       if (job.mapped && !stored) job.mapped->release(job.entry.payload);
       CubinInfo info =
-          read_cubin_image(ByteReader(contents, job.source + " (" + job.entry.arch + " image at " +
+          read_cubin_image(ByteReader(contents, *job.source + " (" + job.entry.arch + " image at " +
                                                     hex(job.entry.offset) + ")"));
       if (job.mapped && stored) job.mapped->release(job.entry.payload);
       out.kernels.reserve(info.kernels.size());
@@ -207,6 +208,12 @@ class Scanner {
     }
     auto found = find_fatbin_containers(named, ranges, split);
     if (sequences_read.valid()) sequences_read.get();
+    std::size_t entries = 0;
+    for (const auto* list : {&sequences, &found})
+      for (const auto& containers : *list)
+        for (const FatbinContainer& c : containers) entries += c.entries.size();
+    result_.images.reserve(result_.images.size() + entries);
+    jobs_.reserve(jobs_.size() + entries);
     std::size_t next_found = 0, next_sequence = 0;
     for (const ElfSection& s : elf.sections()) {
       if (!scanned(s)) continue;
@@ -272,12 +279,15 @@ class Scanner {
     const std::size_t index = result_.images.size();
     const bool run = !image.skipped;
     result_.images.push_back(std::move(image));
-    if (run) jobs_.push_back({index, std::move(entry), source, mapped});
+    if (!run) return;
+    if (sources_.empty() || sources_.back() != source) sources_.push_back(source);
+    jobs_.push_back({index, std::move(entry), &sources_.back(), mapped});
   }
 
   const ScanOptions& options_;
   ScanResult result_;
   std::vector<Job> jobs_;
+  std::deque<std::string> sources_;  // the jobs' file names (a deque: they never move)
 };
 
 }  // namespace
