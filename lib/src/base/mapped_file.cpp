@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <string>
 #include <utility>
 
 #include "cudatool/base/error.hpp"
@@ -49,60 +48,28 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   size_ = static_cast<std::size_t>(st.st_size);
   void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
   const int e = errno;
-  if (p == MAP_FAILED) {
-    ::close(fd);
-    throw UsageError(path + ": cannot map the file: " + std::strerror(e));
-  }
+  ::close(fd);
+  if (p == MAP_FAILED) throw UsageError(path + ": cannot map the file: " + std::strerror(e));
   data_ = static_cast<const std::uint8_t*>(p);
-  fd_ = fd;  // kept for copy()
 }
 
 MappedFile::~MappedFile() {
   if (data_ != nullptr) ::munmap(const_cast<std::uint8_t*>(data_), size_);
-  if (fd_ >= 0) ::close(fd_);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : path_(std::move(other.path_)),
-      fd_(std::exchange(other.fd_, -1)),
       data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)) {}
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     if (data_ != nullptr) ::munmap(const_cast<std::uint8_t*>(data_), size_);
-    if (fd_ >= 0) ::close(fd_);
     path_ = std::move(other.path_);
-    fd_ = std::exchange(other.fd_, -1);
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
   }
   return *this;
-}
-
-void MappedFile::copy(std::span<const std::uint8_t> range, std::uint8_t* into) const {
-  const auto offset = static_cast<std::size_t>(range.data() - data_);
-  if (data_ == nullptr || range.data() < data_ || offset > size_ || range.size() > size_ - offset)
-    throw UsageError(path_ + ": a read outside the file");  // a caller's mistake, never input's
-  if (fd_ < 0) {
-    std::memcpy(into, range.data(), range.size());
-    release(range);
-    return;
-  }
-  std::size_t done = 0;
-  while (done < range.size()) {
-    const ssize_t n =
-        ::pread(fd_, into + done, range.size() - done, static_cast<off_t>(offset + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = errno;
-      throw UsageError(path_ + ": cannot read " + std::to_string(range.size() - done) +
-                       " bytes at offset " + std::to_string(offset + done) + ": " +
-                       (n == 0 ? std::string("the file is shorter than when it was opened")
-                               : std::string(std::strerror(e))));
-    }
-    done += static_cast<std::size_t>(n);
-  }
 }
 
 void MappedFile::release(std::span<const std::uint8_t> range) const {
@@ -117,11 +84,6 @@ void MappedFile::release(std::span<const std::uint8_t> range) const {
   end = end / page * page;
   if (end <= begin) return;
   ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
-}
-
-void MappedFile::close_descriptor() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
 }
 
 }  // namespace cudatool

@@ -136,22 +136,18 @@ std::optional<FatbinContainer> container_at(const ByteReader& r, const std::uint
 
 // One pass from `begin` (aligned) while the offset is before `end`: a container found is
 // skipped over whole, and may run past `end`. `local` gets each one's offset in `r`.
-// `copy`, where given, holds a copy of r's bytes from `begin` to stop (below) or more:
-// the search for the magic reads it, a candidate is read where r has it.
 std::vector<FatbinContainer> scan_pass(const ByteReader& r, std::uint64_t begin, std::uint64_t end,
-                                       std::vector<std::uint64_t>& local,
-                                       const std::uint8_t* copy = nullptr) {
+                                       std::vector<std::uint64_t>& local) {
   std::vector<FatbinContainer> found;
   const std::uint8_t* data = r.all().data();
   // The last offset a container header fits at, plus one.
   if (r.size() < kContainerHeaderSize) return found;
   const std::uint64_t stop = std::min<std::uint64_t>(end, r.size() - kContainerHeaderSize + 1);
   std::uint64_t p = align8(begin);
-  const std::uint8_t* search = copy ? copy - p : data;  // search + p: the byte at p
   while (p < stop) {
     // The tight loop for the common case: most of a scanned section holds no magic.
     std::uint32_t word;
-    std::memcpy(&word, search + p, sizeof word);
+    std::memcpy(&word, data + p, sizeof word);
     if (word != kFatbinMagic) {
       p += 8;
       continue;
@@ -204,20 +200,8 @@ std::vector<std::vector<FatbinContainer>> find_fatbin_containers(
       chunks.push_back(std::move(c));
     }
   }
-  const unsigned threads = worker_count(split.threads, chunks.size());
-  std::vector<std::vector<std::uint8_t>> copies(split.read ? threads : 0);
-  parallel_for(chunks.size(), threads, [&](std::size_t i, unsigned worker) {
-    const std::uint8_t* copy = nullptr;
-    if (split.read) {
-      // The bytes the pass searches: up to the chunk's end plus a header's worth, within r.
-      const std::uint64_t last =
-          std::min<std::uint64_t>(chunks[i].end + kContainerHeaderSize, r.size());
-      std::vector<std::uint8_t>& buffer = copies[worker];
-      buffer.resize(static_cast<std::size_t>(last - chunks[i].begin));
-      split.read(r.all().subspan(chunks[i].begin, buffer.size()), buffer.data());
-      copy = buffer.data();
-    }
-    chunks[i].found = scan_pass(r, chunks[i].begin, chunks[i].end, chunks[i].local, copy);
+  parallel_for(chunks.size(), split.threads, [&](std::size_t i) {
+    chunks[i].found = scan_pass(r, chunks[i].begin, chunks[i].end, chunks[i].local);
     if (split.after_chunk)
       split.after_chunk(r.all().subspan(chunks[i].begin, chunks[i].end - chunks[i].begin));
   });
@@ -278,15 +262,6 @@ Decompressor::Decompressor() : zstd_(ZSTD_createDCtx()) {
 
 Decompressor::~Decompressor() {
   ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
-}
-
-std::uint8_t* Decompressor::input(std::size_t size) {
-  if (size > input_capacity_) {
-    input_.reset();
-    input_ = std::make_unique_for_overwrite<std::uint8_t[]>(size);
-    input_capacity_ = size;
-  }
-  return input_.get();
 }
 
 std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,

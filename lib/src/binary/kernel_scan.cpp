@@ -123,20 +123,11 @@ class Scanner {
  private:
   void run_job(const Job& job, JobResult& out, Decompressor& decompressor) const {
     try {
-      // A compressed entry of a file is read (pread) rather than faulted in page by page
-      // and given back: it is read once, so a copy costs less than mapping it. A stored
-      // one is the CUBIN itself, read where it is mapped and given back once read.
+      const auto contents = decompressor.contents(job.entry, *job.source);
+      // A compressed entry's bytes are done with once decompressed; a stored one's are
+      // the CUBIN itself, given back once read.
       const bool stored = job.entry.compression == FatbinCompression::none;
-      std::span<const std::uint8_t> contents;
-      if (job.mapped && !stored) {
-        FatbinEntry copied = job.entry;
-        std::uint8_t* input = decompressor.input(copied.payload.size());
-        job.mapped->copy(copied.payload, input);
-        copied.payload = {input, copied.payload.size()};
-        contents = decompressor.contents(copied, *job.source);
-      } else {
-        contents = decompressor.contents(job.entry, *job.source);
-      }
+      if (job.mapped && !stored) job.mapped->release(job.entry.payload);
       CubinInfo info =
           read_cubin_image(ByteReader(contents, *job.source + " (" + job.entry.arch + " image at " +
                                                     hex(job.entry.offset) + ")"));
@@ -197,14 +188,8 @@ class Scanner {
     std::vector<ScanRange> ranges;
     for (const ElfSection& s : elf.sections())
       if (scanned(s) && !is_fatbin_section(s)) ranges.push_back({s.offset, s.offset + s.size});
-    ContainerScanSplit split{options_.threads, mapped ? 1u << 20 : 8u << 20, {}, {}};
-    if (mapped) {
-      // Chunks are searched in a copy (pread): 400 MB of libcublasLt read once, which costs
-      // less copied than mapped page by page and given back. What a candidate container
-      // made the pass read where the file is mapped is given back after each chunk.
-      split.read = [mapped](auto bytes, std::uint8_t* into) { mapped->copy(bytes, into); };
-      split.after_chunk = [mapped](auto bytes) { mapped->release(bytes); };
-    }
+    ContainerScanSplit split{options_.threads, 8 << 20, {}};
+    if (mapped) split.after_chunk = [mapped](auto bytes) { mapped->release(bytes); };
     // The fatbin sections are read on a thread of their own while the others are searched
     // (a few ms for a large library, otherwise spent before any entry is read).
     std::vector<std::vector<FatbinContainer>> sequences;
@@ -330,18 +315,12 @@ bool arch_matches(const std::string& arch, const std::vector<std::string>& filte
   return false;
 }
 
-constexpr std::size_t kFilesReadByCopy = 64;
-
 ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options) {
   std::vector<std::unique_ptr<MappedFile>> files;
   Scanner scanner(options);
   for (const std::string& path : paths) {
     files.push_back(std::make_unique<MappedFile>(path));
     scanner.add(ByteReader(files.back()->bytes(), path), files.back().get());
-    // Every file stays mapped until its entries are read; only the first few keep a
-    // descriptor for reading by copy (the large libraries the speed is for), so that a
-    // thousand objects do not take a thousand descriptors.
-    if (files.size() > kFilesReadByCopy) files.back()->close_descriptor();
   }
   return scanner.run();
 }

@@ -26,18 +26,9 @@ class MappedFile {
   // Drops the whole pages inside `range` (a part of bytes()) from this process's memory;
   // reading them again faults them back in from the file.
   void release(std::span<const std::uint8_t> range) const;
-  // Copies `range` (a part of bytes()) into `into` with pread, without mapping its pages:
-  // for bytes read once, this costs a copy but no page faults, and nothing to give back.
-  // Throws UsageError naming the file and the offset where the read fails. Once the file
-  // descriptor is closed, the bytes are copied from the mapping and their pages given back.
-  void copy(std::span<const std::uint8_t> range, std::uint8_t* into) const;
-  // Closes the descriptor kept for copy() (the mapping stays): for readers of many files,
-  // which would otherwise hold one descriptor each.
-  void close_descriptor();
 
  private:
   std::string path_;
-  int fd_ = -1;
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
 };

@@ -69,9 +69,6 @@ struct ContainerScanSplit {
   // Called on the scanning thread with each chunk's bytes once scanned (to give back the
   // pages of a mapped file); may be empty.
   std::function<void(std::span<const std::uint8_t>)> after_chunk;
-  // Where given, copies a part of the bytes into a buffer (a mapped file's pread): each
-  // chunk is searched in such a copy, so that its pages are never mapped; may be empty.
-  std::function<void(std::span<const std::uint8_t>, std::uint8_t* into)> read;
 };
 // The same containers, the same order, found by scanning chunks of the range on several
 // threads (or chunk by chunk on this one): a container that runs across the end of a chunk is kept,
@@ -106,15 +103,10 @@ class Decompressor {
   // data, a size that does not match.
   std::span<const std::uint8_t> contents(const FatbinEntry& entry, const std::string& source);
   std::size_t capacity() const { return capacity_; }
-  // A second buffer, of at least `size` bytes (valid until the next call), for the
-  // compressed bytes where they are read from a file rather than mapped.
-  std::uint8_t* input(std::size_t size);
 
  private:
   std::unique_ptr<std::uint8_t[]> buffer_;
   std::size_t capacity_ = 0;
-  std::unique_ptr<std::uint8_t[]> input_;
-  std::size_t input_capacity_ = 0;
   void* zstd_ = nullptr;  // ZSTD_DCtx
 };
 
