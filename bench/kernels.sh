@@ -6,6 +6,9 @@
 #   bench/kernels.sh [CUDATOOL] [FILE] [ROUNDS]
 #   defaults: build/apps/cudatool/cudatool, $CUDA_HOME/lib64/libcublasLt.so.13, 3
 #   CPUS=0,1   run both tools on these CPUs only (taskset): a 2-core machine on a larger one
+#   FLOOR=PATH bench_zstd_floor (default: build/bench/bench_zstd_floor beside CUDATOOL's
+#              build): decompression alone on the same CPUs, the floor under any tool that
+#              reads every entry, and the largest ratio it leaves against cuobjdump
 set -euo pipefail
 cudatool=${1:-build/apps/cudatool/cudatool}
 file=${2:-${CUDA_HOME:-/usr/local/cuda}/lib64/libcublasLt.so.13}
@@ -51,3 +54,18 @@ for name in "${order[@]}"; do
 done
 awk -v a="${median[cuobjdump_all]}" -v b="${median[cudatool_all]}" -v c="${median[cuobjdump_sm90]}" -v d="${median[cudatool_sm90]}" \
   'BEGIN { printf "cuobjdump / cudatool, median wall: all architectures %.1fx, --arch sm_90 %.1fx\n", a / b, c / d }'
+
+# The floor: every compressed entry decompressed and nothing else, on as many threads as
+# CPUs (its own Google Benchmark run after the rounds, not interleaved with them).
+floor=${FLOOR:-$(dirname "$cudatool")/../../bench/bench_zstd_floor}
+if [[ -x $floor ]]; then
+  cpus=$("${pin[@]}" nproc)
+  ms=$(CUDATOOL_BENCH_FILE=$file "${pin[@]}" "$floor" --benchmark_filter="BM_DecompressEveryEntry/$cpus/" 2>/dev/null |
+    awk -v n="BM_DecompressEveryEntry/$cpus/" 'index($1, n) == 1 { print $2 }')
+  if [[ -n $ms ]]; then
+    awk -v ms="$ms" -v n="$cpus" -v a="${median[cuobjdump_all]}" -v b="${median[cudatool_all]}" 'BEGIN {
+      printf "decompression alone (bench_zstd_floor) on %d threads: %.3f s; cudatool_all is %.2fx that floor; the largest ratio against cuobjdump_all that the floor leaves: %.1fx\n", n, ms / 1000, b / (ms / 1000), a / (ms / 1000) }'
+  fi
+else
+  echo "(no bench_zstd_floor at $floor: the decompression floor is not measured)"
+fi
