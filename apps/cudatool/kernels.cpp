@@ -345,9 +345,14 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
     }
     occupancy.resize(result.kernels.size());
     if (o.threads)
-      for (std::size_t i : shown)
-        occupancy[i] = occupancy_of(result.kernels[i], result.images[result.kernels[i].image].arch,
-                                    *o.threads, architectures);
+      parallel_for((shown.size() + 511) / 512, o.jobs ? *o.jobs : 0, [&](std::size_t b) {
+        for (std::size_t n = b * 512; n < std::min(shown.size(), (b + 1) * 512); ++n) {
+          const std::size_t i = shown[n];
+          occupancy[i] =
+              occupancy_of(result.kernels[i], result.images[result.kernels[i].image].arch,
+                           *o.threads, architectures);
+        }
+      });
   }
   if (o.sort) {
     const auto key = [&](std::size_t i) -> long long {
@@ -448,7 +453,46 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
       if (!rows.count(key)) groups.push_back(key);
       rows[key].push_back(i);
     }
-    std::size_t name_width = o.wide ? 0 : 60;
+    // The names as printed (escaped, cut unless --wide) and the rows are made on all
+    // threads, in blocks of rows, and written in order.
+    const unsigned threads = o.jobs ? *o.jobs : 0;
+    constexpr std::size_t kBlock = 512;
+    const auto in_blocks = [&](std::size_t count, const auto& block) {
+      parallel_for((count + kBlock - 1) / kBlock, threads,
+                   [&](std::size_t b) { block(b * kBlock, std::min(count, (b + 1) * kBlock)); });
+    };
+    std::vector<std::string> names(result.kernels.size());
+    in_blocks(shown.size(), [&](std::size_t begin, std::size_t end) {
+      for (std::size_t n = begin; n < end; ++n) {
+        const std::string name = for_terminal(result.kernels[shown[n]].resources.demangled);
+        names[shown[n]] = o.wide ? name : cut(name, 60);
+      }
+    });
+    const auto row_text = [&](std::size_t i, std::size_t width, std::string& out) {
+      const ScannedKernel& k = result.kernels[i];
+      const KernelResources& r = k.resources;
+      out += pad(names[i], width);
+      out += right(std::to_string(r.num_regs), 6);
+      out += right(std::to_string(r.shared_size_bytes), 8);
+      out += right(std::to_string(r.local_size_bytes), 7);
+      out += right(std::to_string(r.const_size_bytes), 7);
+      out += right(std::to_string(r.max_threads_per_block), 9);
+      out += right(std::to_string(r.num_barriers), 5);
+      if (o.threads) {
+        const KernelOccupancy& oc = occupancy[i];
+        if (oc.record) {
+          out += right(std::to_string(oc.record->tb_per_mp), 11);
+          out += right(percent(oc.record->occupancy), 11);
+          out += "  ";
+          out += oc.record->limited_by;
+        } else {
+          out += right("-", 11) + right("-", 11) + "  " + oc.reason;
+        }
+      }
+      if (k.bounds.cluster) out += "  [cluster " + dims_text(*k.bounds.cluster) + "]";
+      if (k.bounds.reqntid) out += "  [block " + dims_text(*k.bounds.reqntid) + "]";
+      out += '\n';
+    };
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const auto& list = rows[groups[g]];
       std::size_t images = 0;
@@ -459,36 +503,18 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
       std::cout << for_terminal(result.files[groups[g].first].path) << "  " << groups[g].second
                 << "  (" << list.size() << (list.size() == 1 ? " kernel" : " kernels") << ", "
                 << images << (images == 1 ? " image" : " images") << ")\n";
-      const auto name_of = [&](std::size_t i) {
-        const std::string name = for_terminal(result.kernels[i].resources.demangled);
-        return o.wide ? name : cut(name, name_width);
-      };
       std::size_t width = 6;
-      for (std::size_t i : list) width = std::max(width, name_of(i).size());
+      for (std::size_t i : list) width = std::max(width, names[i].size());
       std::cout << pad("kernel", width) << "  regs  shared  local  const  threads  bar";
       if (o.threads) std::cout << "  blocks/SM  occupancy  limited by";
       std::cout << '\n';
-      for (std::size_t i : list) {
-        const ScannedKernel& k = result.kernels[i];
-        const KernelResources& r = k.resources;
-        const std::string name = name_of(i);
-        std::cout << pad(name, width) << right(std::to_string(r.num_regs), 6)
-                  << right(std::to_string(r.shared_size_bytes), 8)
-                  << right(std::to_string(r.local_size_bytes), 7)
-                  << right(std::to_string(r.const_size_bytes), 7)
-                  << right(std::to_string(r.max_threads_per_block), 9)
-                  << right(std::to_string(r.num_barriers), 5);
-        if (o.threads) {
-          const KernelOccupancy& oc = occupancy[i];
-          if (oc.record)
-            std::cout << right(std::to_string(oc.record->tb_per_mp), 11)
-                      << right(percent(oc.record->occupancy), 11) << "  " << oc.record->limited_by;
-          else
-            std::cout << right("-", 11) << right("-", 11) << "  " << oc.reason;
-        }
-        if (k.bounds.cluster) std::cout << "  [cluster " << dims_text(*k.bounds.cluster) << "]";
-        if (k.bounds.reqntid) std::cout << "  [block " << dims_text(*k.bounds.reqntid) << "]";
-        std::cout << '\n';
+      std::vector<std::string> blocks((list.size() + kBlock - 1) / kBlock);
+      in_blocks(list.size(), [&](std::size_t begin, std::size_t end) {
+        for (std::size_t n = begin; n < end; ++n) row_text(list[n], width, blocks[begin / kBlock]);
+      });
+      for (std::string& block : blocks) {
+        std::cout.write(block.data(), static_cast<std::streamsize>(block.size()));
+        std::string().swap(block);
       }
     }
     // PTX and unknown entries, which have no kernels to list.
