@@ -1,13 +1,17 @@
 // Every kernel in compiled CUDA binaries: CUBINs, fatbins, host objects (relocatable -dc
 // ones included), static archives, executables and shared libraries. Offline: no driver.
 //
-// Discovery is sequential and cheap (the ELF section table, a scan of every section for
-// fatbin containers); the work is per fatbin entry: decompress (zstd, LZ4) and read the
-// CUBIN. It runs on a fixed pool of threads that take job indices, largest first, from an
-// atomic counter and write each result into its own pre-sized slot, so the output order
-// is stable and nothing is locked. Each thread reuses one buffer, so at most one
-// decompressed image per thread is held at a time; entries of architectures that --arch
-// leaves out are never decompressed. Errors in an entry are recorded with it.
+// Discovery is cheap: the ELF section table, then every section searched for fatbin
+// containers in chunks on all threads while the fatbin sections are read on one more. The
+// work is per fatbin entry: decompress (zstd, LZ4) and read the CUBIN. It runs on a fixed
+// pool of threads that take job indices, largest first, from an atomic counter and write
+// each result into its own pre-sized slot, so the output order is stable and nothing is
+// locked. Each thread reuses one buffer, so at most one decompressed image per thread is
+// held at a time (freed by its thread once no job is left); entries of architectures that
+// --arch leaves out are never decompressed. Errors in an entry are recorded with it. A
+// caller can take each image's kernels as soon as they are read (ScanOptions::on_image),
+// to overlap its own work (rendering) with the reading of the others. Decompression is the
+// floor: bench/bench_zstd_floor measures it alone.
 #pragma once
 
 #include <cstdint>
