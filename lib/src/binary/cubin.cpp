@@ -59,6 +59,11 @@ std::uint64_t product(const std::array<int, 3>& d) {
          std::uint64_t(std::max(d[2], 1));
 }
 
+std::uint32_t le32(const std::uint8_t* b) {
+  return std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 |
+         std::uint32_t(b[3]) << 24;
+}
+
 int clamp_int(std::uint64_t v) {
   return static_cast<int>(std::min<std::uint64_t>(v, 0x7fffffff));
 }
@@ -164,8 +169,8 @@ CubinInfo read_cubin_image(const ByteReader& r) {
         elf.section_reader(*s), [&](std::uint8_t attribute, std::uint8_t, std::uint16_t,
                                     std::span<const std::uint8_t> payload) {
           if (payload.size() < 8) return;
-          const ByteReader p(payload, r.source());
-          const std::uint32_t symbol = p.u32(0, "symbol"), value = p.u32(4, "value");
+          // (symbol, value), little-endian, inside the payload's 8 bytes or more.
+          const std::uint32_t symbol = le32(payload.data()), value = le32(payload.data() + 4);
           if (attribute == kAttrRegcount) by_symbol[symbol].regcount = value;
           if (attribute == kAttrFrameSize) by_symbol[symbol].frame_size = value;
           if (attribute == kAttrMinStackSize) by_symbol[symbol].min_stack_size = value;

@@ -48,7 +48,8 @@ ElfFile::ElfFile(ByteReader reader) : reader_(std::move(reader)) {
     s.link = r.u32(h + 40, "sh_link");
     s.info = r.u32(h + 44, "sh_info");
     s.entsize = r.u64(h + 56, "sh_entsize");
-    if (s.has_contents()) r.bytes(s.offset, s.size, "section " + std::to_string(i) + "'s contents");
+    if (s.has_contents() && !r.contains(s.offset, s.size))  // the message made only then
+      r.past_end(s.offset, s.size, "section " + std::to_string(i) + "'s contents");
   }
   if (shstrndx >= sections_.size())
     r.fail(62, "section-name table index " + std::to_string(shstrndx) + " out of range");
@@ -70,8 +71,10 @@ std::span<const std::uint8_t> ElfFile::contents(const ElfSection& s) const {
 }
 
 ByteReader ElfFile::section_reader(const ElfSection& s) const {
-  if (!s.has_contents()) return ByteReader({}, reader_.source(), reader_.origin() + s.offset);
-  return reader_.sub(s.offset, s.size, "section " + std::string(s.name));
+  if (!s.has_contents()) return reader_.part({}, s.offset);
+  if (!reader_.contains(s.offset, s.size))  // the message made only then
+    reader_.past_end(s.offset, s.size, "section " + std::string(s.name));
+  return reader_.part(reader_.all().subspan(s.offset, s.size), s.offset);
 }
 
 std::vector<ElfSymbol> ElfFile::symbols() const {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,11 +20,13 @@ class ByteReader {
   ByteReader() = default;
   // `origin` is the offset of bytes[0] in the source, so that errors name file offsets.
   ByteReader(std::span<const std::uint8_t> bytes, std::string source, std::uint64_t origin = 0)
-      : bytes_(bytes), source_(std::move(source)), origin_(origin) {}
+      : bytes_(bytes),
+        source_(std::make_shared<const std::string>(std::move(source))),
+        origin_(origin) {}
 
   std::size_t size() const { return bytes_.size(); }
   std::span<const std::uint8_t> all() const { return bytes_; }
-  const std::string& source() const { return source_; }
+  const std::string& source() const { return source_ ? *source_ : no_source(); }
   std::uint64_t origin() const { return origin_; }
 
   // True when [offset, offset + length) lies inside the span (no overflow possible).
@@ -39,6 +42,10 @@ class ByteReader {
   // A reader over a part of this one; offsets in its errors stay those of the source.
   ByteReader sub(std::uint64_t offset, std::uint64_t length, std::string_view what) const {
     return ByteReader(bytes(offset, length, what), source_, origin_ + offset);
+  }
+  // The same where the part is known to be inside (no check, no message to make).
+  ByteReader part(std::span<const std::uint8_t> inside, std::uint64_t offset) const {
+    return ByteReader(inside, source_, origin_ + offset);
   }
   // A little-endian unsigned integer at any alignment.
   template <class T>
@@ -68,8 +75,15 @@ class ByteReader {
                              std::string_view what) const;
 
  private:
+  // Parts share their source's name: a reader is made per section and record, and the
+  // name (a file and an entry) would otherwise be copied for each.
+  ByteReader(std::span<const std::uint8_t> bytes, std::shared_ptr<const std::string> source,
+             std::uint64_t origin)
+      : bytes_(bytes), source_(std::move(source)), origin_(origin) {}
+  static const std::string& no_source();
+
   std::span<const std::uint8_t> bytes_;
-  std::string source_;
+  std::shared_ptr<const std::string> source_;
   std::uint64_t origin_ = 0;
 };
 
