@@ -87,6 +87,18 @@ class Scanner {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
       return jobs_[a].entry.payload.size() > jobs_[b].entry.payload.size();
     });
+    // Each mapped file's span of entries, for giving their pages back in bulk.
+    for (const Job& j : jobs_) {
+      if (!j.mapped || j.entry.payload.empty()) continue;
+      const std::uint8_t* begin = j.entry.payload.data();
+      const std::uint8_t* end = begin + j.entry.payload.size();
+      if (entry_extents_.empty() || entry_extents_.back().file != j.mapped) {
+        entry_extents_.push_back({j.mapped, begin, end});
+      } else {
+        entry_extents_.back().begin = std::min(entry_extents_.back().begin, begin);
+        entry_extents_.back().end = std::max(entry_extents_.back().end, end);
+      }
+    }
     const unsigned threads = worker_count(options_.threads, jobs_.size());
     // One decompressor (buffer and zstd context) per thread, made on its first job.
     std::vector<std::unique_ptr<Decompressor>> decompressors(threads);
@@ -125,13 +137,13 @@ class Scanner {
     try {
       const auto contents = decompressor.contents(job.entry, *job.source);
       // A compressed entry's bytes are done with once decompressed; a stored one's are
-      // the CUBIN itself, given back once read.
+      // the CUBIN itself, done with once read.
       const bool stored = job.entry.compression == FatbinCompression::none;
-      if (job.mapped && !stored) job.mapped->release(job.entry.payload);
+      if (!stored) entry_read(job);
       CubinInfo info =
           read_cubin_image(ByteReader(contents, *job.source + " (" + job.entry.arch + " image at " +
                                                     hex(job.entry.offset) + ")"));
-      if (job.mapped && stored) job.mapped->release(job.entry.payload);
+      if (stored) entry_read(job);
       out.kernels.reserve(info.kernels.size());
       for (std::size_t k = 0; k < info.kernels.size(); ++k)
         out.kernels.push_back({job.image, std::move(info.kernels[k]), info.bounds[k]});
@@ -148,6 +160,20 @@ class Scanner {
       out.kernel_count = out.kernels.size();
       std::vector<ScannedKernel>().swap(out.kernels);
     }
+  }
+
+  // The pages of entries read are given back in bulk: after every 8 MiB of entries, one
+  // madvise over each file's whole span of entries (an entry still being read faults its
+  // pages back in). A call per entry meant a TLB shootdown on every CPU for each of the
+  // 1,200 entries of a page or more in libcublasLt.
+  void entry_read(const Job& job) const {
+    constexpr std::uint64_t kReleaseEvery = 8ull << 20;
+    if (!job.mapped) return;
+    const std::uint64_t size = job.entry.payload.size();
+    const std::uint64_t before = entry_bytes_read_.fetch_add(size, std::memory_order_relaxed);
+    if ((before + size) / kReleaseEvery == before / kReleaseEvery) return;
+    for (const EntryExtent& e : entry_extents_)
+      e.file->release(std::span<const std::uint8_t>(e.begin, e.end));
   }
 
   void add_object(std::size_t file, const ByteReader& r, const std::string& member,
@@ -287,6 +313,12 @@ class Scanner {
   const ScanOptions& options_;
   ScanResult result_;
   std::vector<Job> jobs_;
+  struct EntryExtent {
+    const MappedFile* file;
+    const std::uint8_t *begin, *end;  // from the first entry's bytes to the last's
+  };
+  std::vector<EntryExtent> entry_extents_;
+  mutable std::atomic<std::uint64_t> entry_bytes_read_{0};
   std::deque<std::string> sources_;  // the jobs' file names (a deque: they never move)
 };
 
