@@ -66,6 +66,30 @@ int finish(int status) {
   return status;
 }
 
+// The error document of --json on stdout (cudatool(1), JSON OUTPUT), with what `e` adds
+// where it is a CUDA or compile error. Reporting must never fail in turn: the JSON goes
+// through print_json (invalid UTF-8 replaced), and anything that still throws here leaves
+// the line on stderr as the report.
+void print_error_document(ExitStatus status, const std::string& message, const std::exception* e) {
+  try {
+    nlohmann::json error = {{"status", cudatool::exit_status_name(status)},
+                            {"exit_code", cudatool::to_int(status)},
+                            {"message", message}};
+    if (const auto* cuda = dynamic_cast<const cudatool::Error*>(e); cuda && cuda->code()) {
+      error["call"] = cuda->call();
+      error["cuda_error"] = cuda->code_name();
+      error["cuda_error_code"] = cuda->code();
+    }
+    if (const auto* compile = dynamic_cast<const cudatool::CompileError*>(e)) {
+      error["log"] = compile->log();
+      error["options"] = compile->options();
+      error["compiler_version"] = compile->compiler_version();
+    }
+    cudatool::app::print_json(nlohmann::json{{"error", error}});
+  } catch (...) {
+  }
+}
+
 int report(const std::exception& e, bool json) {
   const ExitStatus status = cudatool::exit_status_for(e);
   std::string message;
@@ -75,27 +99,19 @@ int report(const std::exception& e, bool json) {
     message = "out of memory while reporting an error";
   }
   std::cerr << "cudatool: " << message << '\n';
-  if (!json) return cudatool::to_int(status);
-  // Reporting must never fail in turn: the JSON goes through print_json (invalid UTF-8
-  // replaced), and anything that still throws here leaves the line on stderr as the report.
-  try {
-    nlohmann::json error = {{"status", cudatool::exit_status_name(status)},
-                            {"exit_code", cudatool::to_int(status)},
-                            {"message", message}};
-    if (const auto* cuda = dynamic_cast<const cudatool::Error*>(&e); cuda && cuda->code()) {
-      error["call"] = cuda->call();
-      error["cuda_error"] = cuda->code_name();
-      error["cuda_error_code"] = cuda->code();
-    }
-    if (const auto* compile = dynamic_cast<const cudatool::CompileError*>(&e)) {
-      error["log"] = compile->log();
-      error["options"] = compile->options();
-      error["compiler_version"] = compile->compiler_version();
-    }
-    cudatool::app::print_json(nlohmann::json{{"error", error}});
-  } catch (...) {
-  }
+  if (json) print_error_document(status, message, &e);
   return cudatool::to_int(status);
+}
+
+// Whether --json is among the arguments (before a "--" that ends the options): a command
+// line that does not parse has no parsed flags to ask, and a script that asked for JSON
+// still gets the error document.
+bool asks_for_json(const std::vector<std::string>& arguments) {
+  for (std::size_t i = 1; i < arguments.size(); ++i) {
+    if (arguments[i] == "--") return false;
+    if (arguments[i] == "--json") return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -146,8 +162,10 @@ int main(int argc, char** argv) {
     const auto parsed = app.get_subcommands();
     const std::string help =
         parsed.empty() ? "cudatool --help" : "cudatool " + parsed.back()->get_name() + " --help";
-    std::cerr << "cudatool: " << message << " (see '" << help << "')\n";
-    return cudatool::to_int(ExitStatus::usage);
+    message += " (see '" + help + "')";
+    std::cerr << "cudatool: " << message << '\n';
+    if (asks_for_json(arguments)) print_error_document(ExitStatus::usage, message, nullptr);
+    return finish(cudatool::to_int(ExitStatus::usage));
   }
 
   for (const auto& command : commands) {

@@ -2,8 +2,8 @@
 // odd files (a FIFO, a directory, /dev/zero, an empty or binary file, a huge one) and an
 // odd environment. Every case must end with exactly one line on stderr starting
 // `cudatool: `, the documented exit code, no sanitizer report, no escape character on the
-// terminal, valid JSON on stdout where --json was asked for, and no hang (the runner kills
-// a case after kTimeout seconds and the case fails).
+// terminal, a valid JSON document on stdout where --json was asked for, and no hang (the runner
+// kills a case after kTimeout seconds and the case fails).
 //
 // The table is built by make_cases(): add a row (or a value to a list) to extend it; a new
 // subcommand adds its own block there.
@@ -744,7 +744,12 @@ TEST_P(BadInput, OneLineOnStderrAndTheDocumentedExitCode) {
   EXPECT_LT(r.err.size(), 2500u) << "an echoed value was not cut";
   EXPECT_EQ(r.err.find("Sanitizer"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("runtime error"), std::string::npos) << r.err;
+  // Under --json every failure is a document on stdout, a command line that does not
+  // parse included.
   const bool json = std::find(c.args.begin(), c.args.end(), "--json") != c.args.end();
+  if (json) {
+    EXPECT_FALSE(r.out.empty()) << "no document on stdout under --json";
+  }
   if (json && !r.out.empty()) {
     // nlohmann's parser rejects invalid UTF-8: the document must be valid.
     EXPECT_NO_THROW({
