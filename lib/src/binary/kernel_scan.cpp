@@ -255,13 +255,14 @@ class Scanner {
                                                            std::uint64_t end,
                                                            std::string_view section) {
     std::vector<FatbinContainer> containers;
+    const std::string what = section.empty() ? "fatbin" : std::string(section);
     std::uint64_t p = begin;
     while (p < end) {
       if (r.u8(p, "fatbin section") == 0) {
         ++p;
         continue;
       }
-      const ByteReader part = r.sub(p, end - p, section.empty() ? "fatbin" : std::string(section));
+      const ByteReader part = r.sub(p, end - p, what);
       containers.push_back(read_fatbin_container(part, 0));
       p += containers.back().size;
     }
