@@ -311,7 +311,9 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
   if (render_while_reading)
     scan.on_image = [&](const ImageKernels& done) {
       std::string text;
-      text.reserve(done.kernels.size() * 1024);  // about 1 KB a kernel: grown once, not often
+      // About 1 KB a kernel, grown once rather than often (not under --kernel, which may
+      // keep few: the text is held until the scan ends, capacity and all).
+      if (!pattern) text.reserve(done.kernels.size() * 1024);
       JsonStream out(text, 2, false);  // each element preceded by a comma, the first's cut
       for (const ScannedKernel& k : done.kernels) {
         if (!kept(k.resources)) continue;
