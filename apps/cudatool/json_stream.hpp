@@ -190,11 +190,11 @@ void write_json_array_parallel(std::ostream& out, std::size_t count, unsigned th
   }
   constexpr std::size_t kPerChunk = 512;
   std::vector<std::string> chunks((count + kPerChunk - 1) / kPerChunk);
-  parallel_for(chunks.size(), threads, [&](std::size_t c) {
-    JsonStream stream(chunks[c], 2, c == 0);
-    const std::size_t end = std::min(count, (c + 1) * kPerChunk);
-    for (std::size_t i = c * kPerChunk; i < end; ++i) element(stream, i);
-  });
+  parallel_for_blocks(count, kPerChunk, threads,
+                      [&](std::size_t c, std::size_t begin, std::size_t end) {
+                        JsonStream stream(chunks[c], 2, c == 0);
+                        for (std::size_t i = begin; i < end; ++i) element(stream, i);
+                      });
   out << '[';
   for (std::string& chunk : chunks) {
     out.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));

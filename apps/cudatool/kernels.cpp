@@ -335,11 +335,11 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
   if (!render_while_reading) {
     if (pattern) {
       std::vector<char> keep(result.kernels.size());
-      constexpr std::size_t kBlock = 256;
-      parallel_for((keep.size() + kBlock - 1) / kBlock, o.jobs ? *o.jobs : 0, [&](std::size_t b) {
-        for (std::size_t i = b * kBlock; i < std::min(keep.size(), (b + 1) * kBlock); ++i)
-          keep[i] = kept(result.kernels[i].resources);
-      });
+      parallel_for_blocks(keep.size(), 256, o.jobs ? *o.jobs : 0,
+                          [&](std::size_t, std::size_t begin, std::size_t end) {
+                            for (std::size_t i = begin; i < end; ++i)
+                              keep[i] = kept(result.kernels[i].resources);
+                          });
       for (std::size_t i = 0; i < keep.size(); ++i)
         if (keep[i]) shown.push_back(i);
     } else {
@@ -348,14 +348,15 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
     }
     occupancy.resize(result.kernels.size());
     if (o.threads)
-      parallel_for((shown.size() + 511) / 512, o.jobs ? *o.jobs : 0, [&](std::size_t b) {
-        for (std::size_t n = b * 512; n < std::min(shown.size(), (b + 1) * 512); ++n) {
-          const std::size_t i = shown[n];
-          occupancy[i] =
-              occupancy_of(result.kernels[i], result.images[result.kernels[i].image].arch,
-                           *o.threads, architectures);
-        }
-      });
+      parallel_for_blocks(shown.size(), 512, o.jobs ? *o.jobs : 0,
+                          [&](std::size_t, std::size_t begin, std::size_t end) {
+                            for (std::size_t n = begin; n < end; ++n) {
+                              const std::size_t i = shown[n];
+                              occupancy[i] = occupancy_of(
+                                  result.kernels[i], result.images[result.kernels[i].image].arch,
+                                  *o.threads, architectures);
+                            }
+                          });
   }
   if (o.sort) {
     const auto key = [&](std::size_t i) -> long long {
@@ -460,17 +461,14 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
     // threads, in blocks of rows, and written in order.
     const unsigned threads = o.jobs ? *o.jobs : 0;
     constexpr std::size_t kBlock = 512;
-    const auto in_blocks = [&](std::size_t count, const auto& block) {
-      parallel_for((count + kBlock - 1) / kBlock, threads,
-                   [&](std::size_t b) { block(b * kBlock, std::min(count, (b + 1) * kBlock)); });
-    };
     std::vector<std::string> names(result.kernels.size());
-    in_blocks(shown.size(), [&](std::size_t begin, std::size_t end) {
-      for (std::size_t n = begin; n < end; ++n) {
-        const std::string name = for_terminal(result.kernels[shown[n]].resources.demangled);
-        names[shown[n]] = o.wide ? name : cut(name, 60);
-      }
-    });
+    parallel_for_blocks(
+        shown.size(), kBlock, threads, [&](std::size_t, std::size_t begin, std::size_t end) {
+          for (std::size_t n = begin; n < end; ++n) {
+            const std::string name = for_terminal(result.kernels[shown[n]].resources.demangled);
+            names[shown[n]] = o.wide ? name : cut(name, 60);
+          }
+        });
     const auto row_text = [&](std::size_t i, std::size_t width, std::string& out) {
       const ScannedKernel& k = result.kernels[i];
       const KernelResources& r = k.resources;
@@ -512,9 +510,11 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
       if (o.threads) std::cout << "  blocks/SM  occupancy  limited by";
       std::cout << '\n';
       std::vector<std::string> blocks((list.size() + kBlock - 1) / kBlock);
-      in_blocks(list.size(), [&](std::size_t begin, std::size_t end) {
-        for (std::size_t n = begin; n < end; ++n) row_text(list[n], width, blocks[begin / kBlock]);
-      });
+      parallel_for_blocks(list.size(), kBlock, threads,
+                          [&](std::size_t b, std::size_t begin, std::size_t end) {
+                            for (std::size_t n = begin; n < end; ++n)
+                              row_text(list[n], width, blocks[b]);
+                          });
       for (std::string& block : blocks) {
         std::cout.write(block.data(), static_cast<std::streamsize>(block.size()));
         std::string().swap(block);

@@ -44,12 +44,16 @@ struct Attributes {
   std::optional<std::uint32_t> regcount, frame_size, min_stack_size;
 };
 
+// A little-endian 32-bit value at `b` (the caller has checked that 4 bytes are there).
+std::uint32_t le32(const std::uint8_t* b) {
+  return std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 |
+         std::uint32_t(b[3]) << 24;
+}
+
 std::array<int, 3> dims(std::span<const std::uint8_t> payload) {
   std::array<int, 3> d{1, 1, 1};
   for (std::size_t i = 0; i < 3 && i * 4 + 4 <= payload.size(); ++i) {
-    std::uint32_t v = 0;
-    for (int b = 0; b < 4; ++b) v |= std::uint32_t(payload[i * 4 + b]) << (8 * b);
-    d[i] = static_cast<int>(std::min<std::uint32_t>(v, 0x7fffffff));
+    d[i] = static_cast<int>(std::min<std::uint32_t>(le32(payload.data() + i * 4), 0x7fffffff));
   }
   return d;
 }
@@ -57,11 +61,6 @@ std::array<int, 3> dims(std::span<const std::uint8_t> payload) {
 std::uint64_t product(const std::array<int, 3>& d) {
   return std::uint64_t(std::max(d[0], 1)) * std::uint64_t(std::max(d[1], 1)) *
          std::uint64_t(std::max(d[2], 1));
-}
-
-std::uint32_t le32(const std::uint8_t* b) {
-  return std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 |
-         std::uint32_t(b[3]) << 24;
 }
 
 int clamp_int(std::uint64_t v) {

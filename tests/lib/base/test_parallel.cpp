@@ -1,7 +1,9 @@
-// parallel_for: every job runs once, worker indices name distinct threads, a job's
-// exception comes back to the caller, and the progress poll ends as soon as the work does.
+// parallel_for: every job runs once (and every index of parallel_for_blocks), worker indices name
+// distinct threads, a job's exception comes back to the caller, and the progress poll ends as soon
+// as the work does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <set>
@@ -23,6 +25,22 @@ TEST(Parallel, EveryJobRunsOnceWhateverTheThreadCount) {
         ASSERT_EQ(runs[i].load(), 1) << i << " of " << count << " on " << threads;
     }
   }
+}
+
+TEST(Parallel, BlocksCoverEveryIndexOnceInOrderWithinEachBlock) {
+  for (std::size_t block : {std::size_t{1}, std::size_t{3}, std::size_t{512}})
+    for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{1025}}) {
+      std::vector<std::atomic<int>> runs(count);
+      std::vector<std::atomic<int>> blocks((count + block - 1) / block);
+      parallel_for_blocks(count, block, 3, [&](std::size_t b, std::size_t begin, std::size_t end) {
+        ASSERT_EQ(begin, b * block);
+        ASSERT_EQ(end, std::min(count, begin + block));
+        blocks[b].fetch_add(1);
+        for (std::size_t i = begin; i < end; ++i) runs[i].fetch_add(1);
+      });
+      for (std::size_t i = 0; i < count; ++i) ASSERT_EQ(runs[i].load(), 1) << i;
+      for (std::size_t b = 0; b < blocks.size(); ++b) ASSERT_EQ(blocks[b].load(), 1) << b;
+    }
 }
 
 TEST(Parallel, WorkerIndicesAreBelowTheWorkerCountAndNeverShared) {

@@ -110,4 +110,13 @@ void parallel_for(std::size_t count, unsigned threads, Job&& job,
   if (failure) std::rethrow_exception(failure);
 }
 
+// The same over [0, count) cut into blocks of `block` indices (the last one shorter):
+// block(b, begin, end) for the b-th block, each on one thread. For work too small per
+// index to be a job of its own (a name to match, a row to render).
+template <class Block>
+void parallel_for_blocks(std::size_t count, std::size_t block, unsigned threads, Block&& job) {
+  parallel_for((count + block - 1) / block, threads,
+               [&](std::size_t b) { job(b, b * block, std::min(count, (b + 1) * block)); });
+}
+
 }  // namespace cudatool
