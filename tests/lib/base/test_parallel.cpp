@@ -74,11 +74,15 @@ TEST(Parallel, WorkerCountIsBoundedByTheJobs) {
 }
 
 TEST(Parallel, TheFirstExceptionReachesTheCallerAndLaterJobsDoNotStart) {
+  // The other jobs take 100 us each, so that the other thread cannot run through all of
+  // them (10 s) while the exception is thrown and recorded: with jobs that did nothing,
+  // it did, once, under ASan in CI, where a first throw is slow.
   std::atomic<int> started{0};
   EXPECT_THROW(parallel_for(100000, 2,
                             [&](std::size_t i) {
                               started.fetch_add(1);
                               if (i == 10) throw std::runtime_error("job 10");
+                              std::this_thread::sleep_for(std::chrono::microseconds(100));
                             }),
                std::runtime_error);
   EXPECT_LT(started.load(), 100000);
