@@ -14,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "command.hpp"
@@ -42,6 +43,7 @@ struct KernelsOptions {
   std::optional<std::string> sort;
   bool wide = false;
   bool no_progress = false;
+  bool relocatable = false;  // list the relocatable leftovers of linked files too
 };
 
 // A kernel's occupancy at the --threads block size, or why there is none.
@@ -81,11 +83,18 @@ class Architectures {
   std::map<std::string, Entry> cache_;  // entries never move once made
 };
 
-KernelOccupancy occupancy_of(const ScannedKernel& k, const std::string& arch, int threads,
+KernelOccupancy occupancy_of(const ScannedKernel& k, const ScannedImage& image, int threads,
                              Architectures& architectures) {
   KernelOccupancy o;
   o.threads = threads;
   const KernelResources& r = k.resources;
+  if (image.relocatable) {
+    o.reason =
+        "relocatable code: its registers, stack and shared memory are final only after "
+        "the device link";
+    return o;
+  }
+  const std::string& arch = image.arch;
   if (k.bounds.reqntid) {
     const auto& d = *k.bounds.reqntid;
     const long long required = 1LL * d[0] * d[1] * d[2];
@@ -132,8 +141,10 @@ std::string cut(const std::string& name, std::size_t width) {
   return name.substr(0, head) + "..." + name.substr(name.size() - tail);
 }
 
+// Right-aligned in `width`, always with a space before it (a number wider than its column
+// pushes the row right rather than running into the column before).
 std::string right(const std::string& text, std::size_t width) {
-  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+  return text.size() >= width ? " " + text : std::string(width - text.size(), ' ') + text;
 }
 
 std::string dims_text(const std::array<int, 3>& d) {
@@ -187,9 +198,11 @@ void write_kernel_json(JsonStream& out, const ScannedKernel& k, const ScannedIma
     }
     out.end_object();
   }
-  out.key("required_block_size").after_key();
+  out.member("relocatable", image.relocatable).key("required_block_size").after_key();
   dims_json(out, k.bounds.reqntid);
-  out.member("shared_size_bytes", r.shared_size_bytes).end_object();
+  out.member("shared_size_bytes", r.shared_size_bytes)
+      .member("stack_unknown", r.stack_unknown)
+      .end_object();
 }
 
 // The kernels array from the images' texts (each element preceded by a comma), in image
@@ -291,6 +304,7 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
 
   ScanOptions scan;
   scan.arch = o.arch;
+  scan.relocatable_leftovers = o.relocatable;
   if (o.jobs) scan.threads = *o.jobs;
   Progress progress(!o.no_progress && isatty(STDERR_FILENO));
   if (!o.no_progress && isatty(STDERR_FILENO)) scan.progress = std::ref(progress);
@@ -318,7 +332,7 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
       for (const ScannedKernel& k : done.kernels) {
         if (!kept(k.resources)) continue;
         std::optional<KernelOccupancy> occupancy;
-        if (o.threads) occupancy = occupancy_of(k, done.info.arch, *o.threads, architectures);
+        if (o.threads) occupancy = occupancy_of(k, done.info, *o.threads, architectures);
         write_kernel_json(out, k, done.info, done.file, occupancy ? &*occupancy : nullptr);
       }
       if (text.empty()) return;
@@ -352,9 +366,9 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
                           [&](std::size_t, std::size_t begin, std::size_t end) {
                             for (std::size_t n = begin; n < end; ++n) {
                               const std::size_t i = shown[n];
-                              occupancy[i] = occupancy_of(
-                                  result.kernels[i], result.images[result.kernels[i].image].arch,
-                                  *o.threads, architectures);
+                              occupancy[i] = occupancy_of(result.kernels[i],
+                                                          result.images[result.kernels[i].image],
+                                                          *o.threads, architectures);
                             }
                           });
   }
@@ -413,47 +427,49 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
           .member("kernel_count", image.kernel_count)
           .member("kind", image.kind);
       out.text_or_null("member", image.member);
-      out.member("offset", image.offset);
+      out.member("offset", image.offset).member("relocatable", image.relocatable);
       out.text_or_null("section", image.section);
       out.member("size", image.size)
           .member("skipped", image.skipped)
           .member("stored_size", image.stored_size)
           .end_object();
     };
-    print_json_streamed({{"files",
-                          [&](std::ostream& os) {
-                            std::string text;
-                            JsonStream out(text, 1);
-                            out.after_key().begin_array();
-                            for (const auto& f : result.files) {
-                              out.begin_object()
-                                  .member("has_cuda_code", f.has_cuda_code)
-                                  .text_or_null("note", f.note)
-                                  .member("path", f.path)
-                                  .member("size", f.size)
-                                  .end_object();
-                            }
-                            out.end_array();
-                            os << text;
-                          }},
-                         {"images",
-                          [&](std::ostream& os) {
-                            write_json_array_parallel(os, result.images.size(), threads,
-                                                      write_image);
-                          }},
-                         {"kernels", [&](std::ostream& os) {
-                            if (render_while_reading)
-                              write_rendered_array(os, rendered);
-                            else
-                              write_json_array_parallel(os, shown.size(), threads, write_kernel);
-                          }}});
+    print_json_streamed(
+        {{"files",
+          [&](std::ostream& os) {
+            std::string text;
+            JsonStream out(text, 1);
+            out.after_key().begin_array();
+            for (const auto& f : result.files) {
+              out.begin_object()
+                  .member("has_cuda_code", f.has_cuda_code)
+                  .text_or_null("note", f.note)
+                  .member("path", f.path)
+                  .member("relocatable_leftovers_skipped", f.relocatable_leftovers_skipped)
+                  .member("size", f.size)
+                  .end_object();
+            }
+            out.end_array();
+            os << text;
+          }},
+         {"images",
+          [&](std::ostream& os) {
+            write_json_array_parallel(os, result.images.size(), threads, write_image);
+          }},
+         {"kernels", [&](std::ostream& os) {
+            if (render_while_reading)
+              write_rendered_array(os, rendered);
+            else
+              write_json_array_parallel(os, shown.size(), threads, write_kernel);
+          }}});
   } else {
-    // One table per file and architecture, in the order they first appear.
-    std::vector<std::pair<std::size_t, std::string>> groups;
-    std::map<std::pair<std::size_t, std::string>, std::vector<std::size_t>> rows;
+    // One table per file, architecture and relocatability, in the order they first appear.
+    using GroupKey = std::tuple<std::size_t, std::string, bool>;
+    std::vector<GroupKey> groups;
+    std::map<GroupKey, std::vector<std::size_t>> rows;
     for (std::size_t i : shown) {
       const auto& image = result.images[result.kernels[i].image];
-      const auto key = std::make_pair(image.file, image.arch);
+      const GroupKey key{image.file, image.arch, image.relocatable};
       if (!rows.count(key)) groups.push_back(key);
       rows[key].push_back(i);
     }
@@ -473,9 +489,10 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
       const ScannedKernel& k = result.kernels[i];
       const KernelResources& r = k.resources;
       out += pad(names[i], width);
+      // Each column keeps at least one space before it, however wide its number.
       out += right(std::to_string(r.num_regs), 6);
       out += right(std::to_string(r.shared_size_bytes), 8);
-      out += right(std::to_string(r.local_size_bytes), 7);
+      out += right(std::to_string(r.local_size_bytes) + (r.stack_unknown ? "?" : ""), 7);
       out += right(std::to_string(r.const_size_bytes), 7);
       out += right(std::to_string(r.max_threads_per_block), 9);
       out += right(std::to_string(r.num_barriers), 5);
@@ -492,18 +509,25 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
       }
       if (k.bounds.cluster) out += "  [cluster " + dims_text(*k.bounds.cluster) + "]";
       if (k.bounds.reqntid) out += "  [block " + dims_text(*k.bounds.reqntid) + "]";
+      if (r.stack_unknown) out += "  [stack unknown: recursion; runs on the stack limit]";
       out += '\n';
     };
     for (std::size_t g = 0; g < groups.size(); ++g) {
       const auto& list = rows[groups[g]];
+      const auto& [group_file, group_arch, group_relocatable] = groups[g];
       std::size_t images = 0;
       for (const auto& image : result.images)
-        if (image.file == groups[g].first && image.arch == groups[g].second && image.kind == "elf")
+        if (image.file == group_file && image.arch == group_arch &&
+            image.relocatable == group_relocatable && image.kind == "elf" && !image.skipped)
           ++images;
       if (g > 0) std::cout << '\n';
-      std::cout << for_terminal(result.files[groups[g].first].path) << "  " << groups[g].second
-                << "  (" << list.size() << (list.size() == 1 ? " kernel" : " kernels") << ", "
-                << images << (images == 1 ? " image" : " images") << ")\n";
+      std::cout << for_terminal(result.files[group_file].path) << "  " << group_arch
+                << (group_relocatable ? " relocatable" : "") << "  (" << list.size()
+                << (list.size() == 1 ? " kernel" : " kernels") << ", " << images
+                << (images == 1 ? " image" : " images") << ")\n";
+      if (group_relocatable)
+        std::cout << "(relocatable -dc code: registers, stack and shared memory are final only "
+                     "after the device link; the driver does not load it as it is)\n";
       std::size_t width = 6;
       for (std::size_t i : list) width = std::max(width, names[i].size());
       std::cout << pad("kernel", width) << "  regs  shared  local  const  threads  bar";
@@ -530,14 +554,21 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
       else
         std::cout << "  entry at offset " << image.offset << " of unknown kind: skipped\n";
     }
+    for (const auto& f : result.files)
+      if (f.relocatable_leftovers_skipped > 0)
+        std::cout << (groups.empty() ? "" : "\n") << for_terminal(f.path) << "  "
+                  << f.relocatable_leftovers_skipped << " relocatable leftover image"
+                  << (f.relocatable_leftovers_skipped == 1 ? "" : "s")
+                  << " in __nv_relfatbin not listed (the driver never loads them; "
+                     "--relocatable lists them)\n";
     if (shown.empty() && any_cuda)
       std::cout << (pattern          ? "no kernel matches --kernel"
                     : o.arch.empty() ? "no kernels"
                                      : "no kernels for --arch")
                 << '\n';
   }
-  if (bad_entry) return ExitStatus::usage;
   if (!any_cuda) return ExitStatus::usage;
+  if (bad_entry) return ExitStatus::unreadable_entry;
   return ExitStatus::success;
 }
 
@@ -561,6 +592,9 @@ Command add_kernels(CLI::App& root, GlobalOptions& global) {
       "--sort", o->sort,
       "Sort by a column: name, regs, shared, local, const, threads, barriers, occupancy");
   sub->add_flag("--wide", o->wide, "Print whole kernel names");
+  sub->add_flag("--relocatable", o->relocatable,
+                "Also list the relocatable leftovers (__nv_relfatbin) of executables and shared "
+                "libraries, apart from the linked kernels");
   sub->add_option("--jobs", o->jobs_text,
                   "Worker threads, 1 to 1024 (default: one per CPU this process may use)");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar on stderr");

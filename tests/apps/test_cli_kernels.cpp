@@ -306,7 +306,9 @@ TEST(CliKernels, BadInputIsOneLineAndExit2) {
   };
   for (const Case& c : cases) {
     const auto r = run_cudatool({"kernels", c.path}, without_driver());
-    EXPECT_EQ(r.exit_code, 2) << c.path << ": " << r.err;
+    // A readable file whose entry cannot be read is not a usage error: exit 10.
+    const bool entry = contains(c.path, "bomb.o") || contains(c.path, "corrupt.o");
+    EXPECT_EQ(r.exit_code, entry ? 10 : 2) << c.path << ": " << r.err;
     EXPECT_EQ(count_lines(r.err), 1) << r.err;
     EXPECT_TRUE(contains(r.err, "cudatool: ")) << r.err;
     EXPECT_TRUE(contains(r.err, c.message)) << c.path << ": " << r.err;

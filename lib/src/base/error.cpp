@@ -58,6 +58,8 @@ std::string_view exit_status_name(ExitStatus s) noexcept {
       return "mismatch";
     case ExitStatus::check_failed:
       return "check_failed";
+    case ExitStatus::unreadable_entry:
+      return "unreadable_entry";
   }
   return "unknown";
 }

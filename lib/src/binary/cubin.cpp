@@ -16,10 +16,11 @@ namespace cudatool {
 namespace {
 
 // NVIDIA's additions to ELF (facts measured on CUDA 13.0 CUBINs).
-constexpr std::uint8_t kFunc = 2;           // STT_FUNC
-constexpr std::uint8_t kEntryOther = 0x10;  // st_other bit of a CUDA entry point
-constexpr std::uint8_t kFormatSval = 4;     // EIFMT_SVAL: 16-bit size, then the payload
-constexpr std::uint8_t kFormatBval = 2;     // EIFMT_BVAL: an 8-bit value in the header
+constexpr std::uint8_t kFunc = 2;               // STT_FUNC
+constexpr std::uint8_t kEntryOther = 0x10;      // st_other bit of a CUDA entry point
+constexpr std::uint16_t kUndefinedSection = 0;  // SHN_UNDEF
+constexpr std::uint8_t kFormatSval = 4;         // EIFMT_SVAL: 16-bit size, then the payload
+constexpr std::uint8_t kFormatBval = 2;         // EIFMT_BVAL: an 8-bit value in the header
 constexpr std::uint8_t kAttrMaxThreads = 0x05;
 constexpr std::uint8_t kAttrReqntid = 0x10;
 constexpr std::uint8_t kAttrFrameSize = 0x11;
@@ -28,7 +29,9 @@ constexpr std::uint8_t kAttrMaxregCount = 0x1b;
 constexpr std::uint8_t kAttrRegcount = 0x2f;
 constexpr std::uint8_t kAttrCtaPerCluster = 0x3d;
 constexpr std::uint8_t kAttrNumBarriers = 0x4c;
-constexpr int kReservedSharedPerBlock = 1024;  // cc 8.0+: 1 KiB reserved per block
+constexpr std::uint32_t kStackUnknown = 0xffffffff;  // nvlink: "cannot be statically determined"
+constexpr int kReservedSharedPerBlock = 1024;        // cc 8.0+: 1 KiB reserved per block
+constexpr int kFirstSmWithReserveInWindow = 90;      // sm_90+: laid out in .nv.shared.<k>
 constexpr int kMaxThreadsPerBlock = 1024;
 constexpr int kRegistersPerBlock = 65536;
 constexpr int kRegisterGranularity = 256;  // registers allocated per warp in these units
@@ -96,10 +99,24 @@ void to_json(nlohmann::json& j, const KernelResources& k) {
                      {"local_size_bytes", k.local_size_bytes},
                      {"const_size_bytes", k.const_size_bytes},
                      {"max_threads_per_block", k.max_threads_per_block},
-                     {"num_barriers", k.num_barriers}};
+                     {"num_barriers", k.num_barriers},
+                     {"stack_unknown", k.stack_unknown}};
 }
 
 std::string demangle(const std::string& name) {
+  constexpr std::string_view kStatic = "__nv_static_";
+  if (name.rfind(kStatic, 0) == 0) {
+    // __nv_static_<N>_<N characters>_<mangled name>
+    std::size_t p = kStatic.size(), length = 0;
+    while (p < name.size() && name[p] >= '0' && name[p] <= '9' && length < 100000)
+      length = length * 10 + std::size_t(name[p++] - '0');
+    if (p == kStatic.size() || p >= name.size() || name[p] != '_') return name;
+    const std::size_t mangled = p + 1 + length + 1;
+    if (mangled > name.size() || name[mangled - 1] != '_') return name;
+    const std::string inner = name.substr(mangled);
+    const std::string text = demangle(inner);
+    return text == inner ? name : text;
+  }
   if (name.rfind("_Z", 0) != 0) return name;
   int status = 0;
   std::unique_ptr<char, void (*)(void*)> text(
@@ -178,12 +195,14 @@ CubinInfo read_cubin_image(const ByteReader& r) {
 
   int const_size = 0;
   if (const ElfSection* s = find(".nv.constant3")) const_size = clamp_int(s->size);
-  const bool reserved_in_window = find(".nv.shared.reserved.0") != nullptr;
+  info.relocatable = elf.type() == kElfRelocatable;
+  const bool reserve_in_window = !info.relocatable && info.sm >= kFirstSmWithReserveInWindow;
 
   std::string key;
   for (std::size_t i = 0; i < symbols.size(); ++i) {
     const ElfSymbol& sym = symbols[i];
     if ((sym.info & 0xf) != kFunc || (sym.other & kEntryOther) == 0) continue;
+    if (sym.section == kUndefinedSection) continue;  // a kernel of another image, launched here
     KernelResources k;
     KernelBounds bounds;
     k.name = std::string(sym.name);
@@ -226,12 +245,17 @@ CubinInfo read_cubin_image(const ByteReader& r) {
     }
     k.num_regs = clamp_int(*regs);
     // A relocatable (-dc) CUBIN has no stack size yet: the device linker computes it.
-    k.local_size_bytes = clamp_int(attributes.min_stack_size.value_or(
-        elf.type() == 1 ? 0 : attributes.frame_size.value_or(0)));
+    if (attributes.min_stack_size == kStackUnknown) {
+      k.stack_unknown = true;
+      k.local_size_bytes = 0;
+    } else {
+      k.local_size_bytes = clamp_int(attributes.min_stack_size.value_or(
+          info.relocatable ? 0 : attributes.frame_size.value_or(0)));
+    }
     key = ".nv.shared." + k.name;
     if (const ElfSection* s = find(key)) {
       std::uint64_t size = s->size;
-      if (reserved_in_window) size -= std::min<std::uint64_t>(size, kReservedSharedPerBlock);
+      if (reserve_in_window) size -= std::min<std::uint64_t>(size, kReservedSharedPerBlock);
       k.shared_size_bytes = clamp_int(size);
     }
     k.const_size_bytes = const_size;

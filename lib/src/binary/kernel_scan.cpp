@@ -133,7 +133,7 @@ class Scanner {
   }
 
  private:
-  void run_job(const Job& job, JobResult& out, Decompressor& decompressor) const {
+  void run_job(const Job& job, JobResult& out, Decompressor& decompressor) {
     try {
       const auto contents = decompressor.contents(job.entry, *job.source);
       // A compressed entry's bytes are done with once decompressed; a stored one's are
@@ -144,6 +144,9 @@ class Scanner {
           read_cubin_image(ByteReader(contents, *job.source + " (" + job.entry.arch + " image at " +
                                                     hex(job.entry.offset) + ")"));
       if (stored) entry_read(job);
+      // Each job writes its own image's flag (no other thread touches that image), before
+      // on_image sees it.
+      if (info.relocatable) result_.images[job.image].relocatable = true;
       out.kernels.reserve(info.kernels.size());
       for (std::size_t k = 0; k < info.kernels.size(); ++k)
         out.kernels.push_back({job.image, std::move(info.kernels[k]), info.bounds[k]});
@@ -243,9 +246,12 @@ class Scanner {
     std::size_t next_found = 0, next_sequence = 0;
     for (const ElfSection& s : elf.sections()) {
       if (!scanned(s)) continue;
+      // In an executable or shared library, __nv_relfatbin holds the relocatable objects
+      // the host linker kept beside the device-linked image: not what the driver runs.
+      const bool leftovers = s.name == "__nv_relfatbin" && elf.type() != kElfRelocatable;
       for (FatbinContainer& c :
            is_fatbin_section(s) ? sequences[next_sequence++] : found[next_found++])
-        add_container(file, c, member, std::string(s.name), source, mapped);
+        add_container(file, c, member, std::string(s.name), source, mapped, leftovers);
     }
   }
 
@@ -278,7 +284,7 @@ class Scanner {
 
   void add_container(std::size_t file, const FatbinContainer& c, const std::string& member,
                      const std::string& section, const std::string& source,
-                     const MappedFile* mapped) {
+                     const MappedFile* mapped, bool leftovers = false) {
     for (const FatbinEntry& e : c.entries) {
       ScannedImage image;
       image.file = file;
@@ -291,6 +297,15 @@ class Scanner {
       image.compression = std::string(compression_name(e.compression));
       image.stored_size = e.payload.size();
       image.size = e.decompressed_size;
+      if (leftovers) {
+        image.relocatable = true;
+        if (!options_.relocatable_leftovers) {
+          image.skipped = true;
+          if (e.kind == 2) ++result_.files[file].relocatable_leftovers_skipped;
+          result_.images.push_back(std::move(image));
+          continue;
+        }
+      }
       if (e.kind != 2) {
         image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
         result_.images.push_back(std::move(image));

@@ -18,6 +18,9 @@ enum class ExitStatus : int {
   out_of_memory = 7,  // device or page-locked memory exhausted
   mismatch = 8,       // a self-check found a difference (compile --load)
   check_failed = 9,   // `cudatool check`: a check failed (or, with --strict, warned)
+  // `kernels`: every file was read, but some CUDA images inside could not be (damaged or of
+  // an unknown form); the others were reported.
+  unreadable_entry = 10,
 };
 
 constexpr int to_int(ExitStatus s) {

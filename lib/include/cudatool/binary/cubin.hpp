@@ -1,15 +1,24 @@
 // What a kernel costs, read from the CUBIN itself: no driver, no GPU. A CUBIN is an ELF64
 // file (EM_CUDA); cudatool reads it with its own reader and takes, for each kernel (a
-// FUNC symbol marked as an entry point):
+// FUNC symbol marked as an entry point and defined in the image: an undefined one is a
+// kernel of another image that this one launches):
 //
 //   num_regs               EIATTR_REGCOUNT, or for a kernel without it (hand-written SASS)
 //                          the top byte of its .text.<kernel> section's sh_info
 //   local_size_bytes       EIATTR_MIN_STACK_SIZE in .nv.info (0x12), the per-thread stack
 //                          the driver reserves; EIATTR_FRAME_SIZE (0x11) where it is absent,
-//                          0 in a relocatable (-dc) CUBIN, whose stack the linker sizes
-//   shared_size_bytes      the size of .nv.shared.<kernel>, less the 1 KiB block-reserved
-//                          area that sm_90+ CUBINs lay out at the start of that section
-//                          (they carry .nv.shared.reserved.0); static shared memory only
+//                          0 in a relocatable (-dc) CUBIN, whose stack the linker sizes.
+//                          0xffffffff is nvlink's "cannot be statically determined"
+//                          (recursion): the driver reports 0 (it runs such a kernel on the
+//                          context's stack limit), and stack_unknown says so
+//   shared_size_bytes      the size of .nv.shared.<kernel> (a size only: NOBITS, or
+//                          SHT_CUDA_SHARED in relocatable CUBINs), less the 1 KiB
+//                          block-reserved area that a loadable (ET_EXEC) sm_90+ image lays
+//                          out at the start of every kernel's shared window: ptxas and
+//                          nvlink both put it there, with or without the
+//                          .nv.shared.reserved.0 marker (nvlink-linked images, CUDA 11.x
+//                          have none). A relocatable image has no reserve yet (the device
+//                          link adds it). Static shared memory only
 //   const_size_bytes       the size of .nv.constant3, the module's __constant__ data
 //   max_threads_per_block  the launch bounds (EIATTR_MAX_THREADS 0x05, EIATTR_REQNTID
 //                          0x10 in .nv.info.<kernel>), the device's 1024, and the largest
@@ -20,7 +29,7 @@
 //
 // These are the names (and the JSON keys) of PyCUDA's function_attribute. The driver may
 // still see it differently (cuFuncGetAttribute after loading is the truth; `cudatool
-// compile --load` compares the two).
+// compile --load` and tools/kernels_vs_driver compare the two).
 #pragma once
 
 #include <array>
@@ -47,6 +56,9 @@ struct KernelResources {
   // Not a function attribute, but what occupancy needs: named barriers per block
   // (EIATTR_NUM_BARRIERS 0x4c in .nv.info.<kernel>; 0 when absent).
   int num_barriers = 0;
+  // The linker could not size the stack (recursion, EIATTR_MIN_STACK_SIZE 0xffffffff):
+  // local_size_bytes is the driver's 0, and the kernel runs on the context's stack limit.
+  bool stack_unknown = false;
   friend bool operator==(const KernelResources&, const KernelResources&) = default;
 };
 
@@ -62,7 +74,10 @@ struct KernelBounds {
 };
 
 struct CubinInfo {
-  int sm = 0;                            // the target, 90 for sm_90
+  int sm = 0;  // the target, 90 for sm_90
+  // A relocatable (-dc, ET_REL) image: registers and stack are final only after the device
+  // link, and the driver does not load it as it is.
+  bool relocatable = false;
   std::vector<KernelResources> kernels;  // in symbol-table order
   std::vector<KernelBounds> bounds;      // one per kernel, same order
 };
@@ -80,7 +95,9 @@ void for_each_nv_info_attribute(
     const std::function<void(std::uint8_t attribute, std::uint8_t format, std::uint16_t value,
                              std::span<const std::uint8_t> payload)>& fn);
 
-// abi::__cxa_demangle, or `name` unchanged when it is not a mangled C++ name.
+// abi::__cxa_demangle, or `name` unchanged when it is not a mangled C++ name. A static
+// kernel's name under -rdc, __nv_static_<N>_<N characters naming the file>_<mangled name>,
+// demangles as its mangled part does (as cu++filt shows it).
 std::string demangle(const std::string& name);
 
 // The register-limited block size on the target (see above); 0 for more than 255.

@@ -15,7 +15,11 @@ namespace cudatool {
 
 inline constexpr std::uint16_t kElfMachineCuda = 190;  // EM_CUDA
 inline constexpr std::uint32_t kElfNobits = 8;         // SHT_NOBITS
-inline constexpr std::uint32_t kElfSymtab = 2;         // SHT_SYMTAB
+// NVIDIA's SHT_CUDA_SHARED: a relocatable CUBIN's .nv.shared.<kernel> (static shared memory),
+// a size with no bytes in the file, like SHT_NOBITS.
+inline constexpr std::uint32_t kElfCudaShared = 0x7000000a;
+inline constexpr std::uint16_t kElfRelocatable = 1;  // e_type ET_REL
+inline constexpr std::uint32_t kElfSymtab = 2;       // SHT_SYMTAB
 
 struct ElfSection {
   std::string_view name;
@@ -26,7 +30,7 @@ struct ElfSection {
   std::uint32_t link = 0;
   std::uint32_t info = 0;
   std::uint64_t entsize = 0;
-  bool has_contents() const { return type != kElfNobits && type != 0; }
+  bool has_contents() const { return type != kElfNobits && type != kElfCudaShared && type != 0; }
 };
 
 struct ElfSymbol {

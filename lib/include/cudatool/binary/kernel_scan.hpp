@@ -39,6 +39,11 @@ struct ScanOptions {
   // called for images that fail (their error is in ScanResult) or that --arch leaves out;
   // an exception it throws ends the scan and is rethrown by scan_binaries.
   std::function<void(const ImageKernels&)> on_image;
+  // Read the relocatable leftovers of linked files too: the __nv_relfatbin images of an
+  // executable or shared library (the -rdc objects the host linker kept beside the
+  // device-linked image; the driver never loads them and cuobjdump does not list them).
+  // Left out by default: listed as skipped images with relocatable true.
+  bool relocatable_leftovers = false;
   // False where on_image has taken what the caller needs: ScanResult::kernels is left
   // empty (each image's kernels are freed once on_image returns).
   bool keep_kernels = true;
@@ -49,6 +54,9 @@ struct ScannedFile {
   std::uint64_t size = 0;
   bool has_cuda_code = false;  // at least one CUBIN, fatbin entry or PTX
   std::string note;            // why not, where has_cuda_code is false
+  // Relocatable images of __nv_relfatbin in an executable or shared library that were
+  // left out (ScanOptions::relocatable_leftovers false).
+  std::size_t relocatable_leftovers_skipped = 0;
 };
 
 struct ScannedImage {
@@ -62,8 +70,12 @@ struct ScannedImage {
   std::string compression;             // "none", "lz4", "zstd"
   std::uint64_t stored_size = 0;       // bytes in the file
   std::uint64_t size = 0;              // decompressed
-  bool skipped = false;                // left out by --arch (never decompressed)
-  std::string error;                   // "" or why the entry could not be read
+  bool skipped = false;                // left out by --arch, or a relocatable leftover
+  // Relocatable (-dc) device code: the CUBIN is ET_REL (known once read), or the image is
+  // a leftover in a linked file's __nv_relfatbin. Its registers and stack are final only
+  // after the device link; the driver does not load it as it is.
+  bool relocatable = false;
+  std::string error;  // "" or why the entry could not be read
   std::size_t kernel_count = 0;
 };
 
