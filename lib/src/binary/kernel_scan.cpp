@@ -134,8 +134,9 @@ class Scanner {
 
  private:
   void run_job(const Job& job, JobResult& out, Decompressor& decompressor) {
+    std::span<const std::uint8_t> contents;
     try {
-      const auto contents = decompressor.contents(job.entry, *job.source);
+      contents = decompressor.contents(job.entry, *job.source);
       // A compressed entry's bytes are done with once decompressed; a stored one's are
       // the CUBIN itself, done with once read.
       const bool stored = job.entry.compression == FatbinCompression::none;
@@ -157,7 +158,7 @@ class Scanner {
     }
     if (options_.on_image) {
       const ScannedImage& image = result_.images[job.image];
-      options_.on_image({job.image, image, result_.files[image.file], out.kernels});
+      options_.on_image({job.image, image, result_.files[image.file], out.kernels, contents});
     }
     if (!options_.keep_kernels) {
       out.kernel_count = out.kernels.size();

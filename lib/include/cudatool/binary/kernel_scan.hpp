@@ -92,6 +92,9 @@ struct ImageKernels {
   const ScannedImage& info;
   const ScannedFile& file;
   std::span<const ScannedKernel> kernels;
+  // The CUBIN itself (decompressed), valid only during the call: for callers that hand the
+  // image to the driver (tools/kernels_vs_driver).
+  std::span<const std::uint8_t> cubin;
 };
 
 struct ScanResult {
