@@ -52,7 +52,14 @@ __global__ void dynamic_shared(float* p) {
 }
 __global__ void recursive(int* p) { p[0] = fib(p[1]); }
 static __global__ void static_kernel(int* p) { p[0] = 1; }
-void launch(int* p) { static_kernel<<<1, 1>>>(p); }
+// Launched from host code, so that the device link keeps every kernel.
+void launch(int* p, float* f) {
+  static_kernel<<<1, 1>>>(p);
+  with_shared<<<1, 32>>>(f);
+  no_shared<<<1, 32>>>(f);
+  dynamic_shared<<<1, 32, 256>>>(f);
+  recursive<<<1, 1>>>(p);
+}
 CU
 echo 'int main() { return 0; }' > "$work/main.cu"
 (cd "$work" && nvcc -arch=sm_90 -rdc=true -Xcompiler -fPIC -shared rdc.cu -o librdc.so 2>/dev/null &&
