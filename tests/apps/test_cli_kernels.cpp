@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -65,14 +66,19 @@ json kernels_json(std::vector<std::string> args) {
 // One kernel as both tools describe it.
 using Row = std::tuple<std::string, std::string, std::string, int, int, int, int>;
 
-std::string cuobjdump_path() {
+// The program's path as the shell would find it on PATH, or "".
+std::string on_path(const std::string& program) {
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "");
   std::string dir;
   while (std::getline(dirs, dir, ':'))
-    if (!dir.empty() && ::access((dir + "/cuobjdump").c_str(), X_OK) == 0)
-      return dir + "/cuobjdump";
+    if (!dir.empty() && ::access((dir + "/" + program).c_str(), X_OK) == 0)
+      return dir + "/" + program;
   return "";
+}
+
+std::string cuobjdump_path() {
+  return on_path("cuobjdump");
 }
 
 // member, arch, name, regs, shared (less the 1 KiB block reserve that loadable sm_90+ images
@@ -206,7 +212,8 @@ TEST(CliKernels, RelocatableAndDeviceLinkedCodeIsExactAndTellsWhichItIs) {
     for (const auto& k : all["kernels"]) relocatable += k["relocatable"].get<bool>();
     EXPECT_EQ(all["kernels"].size(), doc["kernels"].size() + relocatable) << file;
     EXPECT_GE(relocatable, 14u) << file;  // rdc.o's and launcher.o's, for both architectures
-    const auto text = run_cudatool({"kernels", data(file), "--relocatable", "--wide"}, without_driver());
+    const auto text =
+        run_cudatool({"kernels", data(file), "--relocatable", "--wide"}, without_driver());
     EXPECT_EQ(text.exit_code, 0) << text.err;
     EXPECT_TRUE(contains(text.out, " sm_90 relocatable  (")) << text.out;
     EXPECT_TRUE(contains(text.out, "  [stack unknown")) << text.out;
@@ -215,6 +222,63 @@ TEST(CliKernels, RelocatableAndDeviceLinkedCodeIsExactAndTellsWhichItIs) {
         << plain.out;
     EXPECT_FALSE(contains(plain.out, " sm_90 relocatable  (")) << plain.out;
   }
+}
+
+// A library nobody here built, by another toolchain: NVIDIA's nvJPEG for CUDA 11 from PyPI
+// (nvidia-nvjpeg-cu11, 2.7 MB), fetched at test time, against cuobjdump for every
+// architecture cuobjdump 13 can select (sm_75 to sm_90). It cannot read the library's
+// sm_35 to sm_70 images at all ("Support for 'sm_35' has been removed"): for those the
+// test requires that every architecture's image lists the same kernels, and the values
+// come from the same ELF records, read the same way, as on the architectures compared.
+// Skips where pip cannot reach PyPI (CUDATOOL_TEST_OFFLINE=1 skips it too).
+TEST(CliKernels, EqualsCuobjdumpOnACuda11LibraryFromPyPI) {
+  const std::string cuobjdump = cuobjdump_path();
+  if (cuobjdump.empty()) GTEST_SKIP() << "cuobjdump is not on PATH";
+  if (std::getenv("CUDATOOL_TEST_OFFLINE")) GTEST_SKIP() << "CUDATOOL_TEST_OFFLINE is set";
+  const std::string python = on_path("python3");
+  if (python.empty()) GTEST_SKIP() << "no python3 on PATH to run pip";
+  ProcessOptions bounded;
+  bounded.timeout_seconds = 300;
+  const std::string dir = std::string(CUDATOOL_KERNELS_DATA) + "/pypi";
+  const std::string lib = dir + "/nvidia/nvjpeg/lib/libnvjpeg.so.11";
+  if (!fs::exists(lib)) {
+    const auto download = run_process(
+        python,
+        {"-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "--timeout", "30",
+         "--retries", "1", "--platform", "manylinux2014_x86_64", "--python-version", "3.11", "-d",
+         dir, "nvidia-nvjpeg-cu11==11.9.0.86"},
+        bounded);
+    if (download.exit_code != 0)
+      GTEST_SKIP() << "pip could not fetch nvidia-nvjpeg-cu11: " << download.err;
+    const auto unzip = run_process(
+        python, {"-c",
+                 "import glob, sys, zipfile; "
+                 "zipfile.ZipFile(glob.glob(sys.argv[1] + '/nvidia_nvjpeg_cu11-*.whl')[0])"
+                 ".extract('nvidia/nvjpeg/lib/libnvjpeg.so.11', sys.argv[1])",
+                 dir});
+    ASSERT_EQ(unzip.exit_code, 0) << unzip.err;
+  }
+  std::size_t compared = 0;
+  for (const std::string arch : {"sm_75", "sm_80", "sm_86", "sm_89", "sm_90"}) {
+    const auto dump = run_process(cuobjdump, {"--dump-resource-usage", "-arch", arch, lib});
+    ASSERT_EQ(dump.exit_code, 0) << dump.err;
+    const auto expected = from_cuobjdump(dump.out, "libnvjpeg.so.11");
+    std::multiset<Row> actual;
+    for (const Row& row : from_cudatool(kernels_json({lib, "--arch", arch})))
+      if (std::get<1>(row) == arch) actual.insert(row);
+    EXPECT_GT(expected.size(), 100u) << arch;
+    EXPECT_EQ(actual, expected) << arch;
+    compared += expected.size();
+  }
+  std::cout << "libnvjpeg.so.11 (CUDA 11, from PyPI): " << compared
+            << " kernels equal to cuobjdump's on sm_75 to sm_90\n";
+  // Every architecture's images (sm_35 to sm_90) list the same kernels.
+  std::map<std::string, std::multiset<std::string>> names;
+  const json all = kernels_json({lib});
+  for (const auto& k : all["kernels"])
+    names[k["arch"].get<std::string>()].insert(k["name"].get<std::string>());
+  EXPECT_EQ(names.size(), 12u);
+  for (const auto& [arch, list] : names) EXPECT_EQ(list, names["sm_90"]) << arch;
 }
 
 TEST(CliKernels, EveryCompressionModeAndContainerGivesTheSameKernels) {
