@@ -43,7 +43,8 @@ def load_schema(schemas, name):
 def run_case(args, name, schema, case, tmp):
     env = dict(os.environ)
     env.pop("CUDATOOL_LIBCUDA", None)
-    subs = {"{source_dir}": args.source_dir, "{tmp}": tmp}
+    subs = {"{source_dir}": args.source_dir, "{tmp}": tmp,
+            "{kernels_data}": args.kernels_data or ""}
 
     def expand(text):
         for key, value in subs.items():
@@ -100,6 +101,9 @@ def main():
     parser.add_argument("--cudatool")
     parser.add_argument("--fake-libcuda")
     parser.add_argument("--source-dir")
+    # The build's nvcc-made test binaries (tests/CMakeLists.txt); cases that name
+    # {kernels_data} are skipped, and say so, where nvcc did not make them.
+    parser.add_argument("--kernels-data")
     parser.add_argument("--name")
     parser.add_argument("--check-coverage", action="store_true")
     args = parser.parse_args()
@@ -128,6 +132,10 @@ def main():
         return 1
     failures = []
     for case in cases[args.name]:
+        if any("{kernels_data}" in a for a in case["args"]) and not (
+                args.kernels_data and os.path.isfile(os.path.join(args.kernels_data, "rdc.o"))):
+            print(f"skipped (no nvcc-built test binaries): {' '.join(case['args'])}")
+            continue
         with tempfile.TemporaryDirectory(prefix="cudatool-schema-") as tmp:
             failure = run_case(args, args.name, schema, case, tmp)
         if failure:
