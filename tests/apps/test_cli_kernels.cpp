@@ -360,3 +360,30 @@ TEST(CliKernels, OccupancyTakesAKernelFromABinary) {
 }
 
 }  // namespace
+
+namespace {
+
+// std::regex recursed once per character of the name: both filters overflowed the stack
+// (SIGSEGV, exit 139) on a 50,000-character kernel name. RE2 (issue 20, item 3).
+TEST(CliKernels, TheNameFilterTakesAKernelNamedBy50000Characters) {
+  REQUIRE_DATA();
+  const std::string name(50000, 'k');
+  auto r = run_cudatool({"kernels", data("long_name.cubin"), "--kernel", ".*", "--json"},
+                        without_driver());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["kernels"][0]["name"], name);
+  r = run_cudatool({"kernels", data("long_name.cubin"), "--kernel", "(k|x)*y"}, without_driver());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "kkkk")) << r.out.substr(0, 300);
+  r = run_cudatool({"occupancy", "--kernel-from", data("long_name.cubin"), "--kernel", "^k+$",
+                    "--threads", "128", "--json"},
+                   without_driver());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["kernel"]["name"], name);
+  // RE2's syntax: no lookaround, no backreferences; the error names RE2.
+  r = run_cudatool({"kernels", data("long_name.cubin"), "--kernel", "(?=k)"}, without_driver());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "not a regular expression (RE2: ")) << r.err;
+}
+
+}  // namespace
