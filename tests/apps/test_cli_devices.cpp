@@ -285,3 +285,28 @@ TEST_F(CliGpu, VisibleDevicesReordersAndSelectsByUuid) {
   EXPECT_EQ(json::parse(r.out)["device"], 1);
   EXPECT_EQ(run_cudatool({"devices", "--min-count", "2"}).exit_code, 0);
 }
+
+namespace {
+
+// A driver that leaves no NUL in the name or PCI bus id buffer: both were read past their
+// buffers (ASan: stack-buffer-overflow); now they are the whole buffer and no more
+// (issue 20, item 4).
+TEST(CliFakeDriver, UnterminatedNamesFromTheDriverAreBoundedByTheirBuffers) {
+  const auto r =
+      run_cudatool({"devices", "--json"}, with_fake_driver({{"FAKE_CUDA_UNTERMINATED", "1"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["devices"][0]["name"], "Fake GPU 0" + std::string(256 - 10, 'N'));
+  EXPECT_EQ(j["devices"][0]["pci_bus_id"], "0000:01:00.0" + std::string(32 - 12, 'p'));
+}
+
+// A negative device count from the driver printed "vector::reserve" (issue 20, item 18).
+TEST(CliFakeDriver, ANegativeDeviceCountIsNamedAsTheDriversFault) {
+  const auto r = run_cudatool({"devices"}, with_fake_driver({{"FAKE_CUDA_DEVICE_COUNT", "-1"}}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "cudatool: cuDeviceGetCount reported -1 devices: the driver misbehaves (a count is "
+            "never negative)\n");
+}
+
+}  // namespace
