@@ -252,7 +252,7 @@ std::string for_terminal(const std::string& text) {
 // A line on stderr for an entry or file that could not be read: its text (paths, names
 // from the file) made printable, as main.cpp does for the errors it reports.
 void report_line(const std::string& text) {
-  std::cerr << "cudatool: " << printable(text, 2000) << '\n';
+  print_message(text);
 }
 
 ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {

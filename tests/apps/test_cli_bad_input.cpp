@@ -183,6 +183,8 @@ class OddFiles {
     binary("cubin-escape-name", escaped);
     // A file named with an escape sequence, whose "no CUDA code" note names it.
     binary("esc\x1b[31m-name", host);
+    // ... and one named with a zero-width space and a right-to-left override.
+    binary("zwsp\xe2\x80\x8b-rlo\xe2\x80\xae-name", host);
 
     // Containers and entries with absurd sizes (fatbin_builder.hpp).
     const Bytes ptx = bytes_of(".version 8.0\n.target sm_90\n.address_size 64\n");
@@ -299,6 +301,12 @@ const std::vector<std::string>& bad_device_specs() {
       "\xff\xfe",
       "MIG-abc",
       "1 2",
+      // Invisible characters: a zero-width space, a byte order mark, a right-to-left
+      // override (item 17: echoed as they were, "1\u200b" looked like "1").
+      "1\xe2\x80\x8b",
+      "\xef\xbb\xbf"
+      "0",
+      "0\xe2\x80\xae",
   };
   return values;
 }
@@ -564,9 +572,10 @@ std::vector<Case> make_cases() {
                                  "{root}/esc\x1b]0;owned\x07-missing",
                                  "{root}/\xff\xfe-missing"})
     add("kernels file " + file, {"kernels", file}, 2);
-  for (const std::string file : {"/bin/true", "{esc\x1b[31m-name}", "{ar-no-elf}", "{zstd-bomb}",
-                                 "{zstd-zero}", "{zstd-corrupt}", "{lz4-corrupt}",
-                                 "{cubin-garbage}", "{real-zstd-bomb}", "{real-zstd-corrupt}"})
+  for (const std::string file :
+       {"/bin/true", "{esc\x1b[31m-name}", "{zwsp\xe2\x80\x8b-rlo\xe2\x80\xae-name}", "{ar-no-elf}",
+        "{zstd-bomb}", "{zstd-zero}", "{zstd-corrupt}", "{lz4-corrupt}", "{cubin-garbage}",
+        "{real-zstd-bomb}", "{real-zstd-corrupt}"})
     add("kernels listed file " + file, {"kernels", file}, 2);
   // The same under --json, and next to a good file: an unreadable FILE stops the command.
   for (const std::string file :
@@ -741,6 +750,8 @@ TEST_P(BadInput, OneLineOnStderrAndTheDocumentedExitCode) {
   EXPECT_TRUE(r.err.starts_with("cudatool: ")) << r.err;
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "an escape sequence reached stderr";
   EXPECT_EQ(r.err.find('\0'), std::string::npos);
+  for (const char* invisible : {"\xe2\x80\x8b", "\xef\xbb\xbf", "\xe2\x80\xae"})
+    EXPECT_EQ(r.err.find(invisible), std::string::npos) << "an invisible character reached stderr";
   EXPECT_LT(r.err.size(), 2500u) << "an echoed value was not cut";
   EXPECT_EQ(r.err.find("Sanitizer"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("runtime error"), std::string::npos) << r.err;
