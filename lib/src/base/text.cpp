@@ -121,6 +121,22 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_sequence(text, i);
+    if (length == 0) {
+      out += "\xef\xbf\xbd";
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
 std::string quote_input(std::string_view text, std::size_t max_bytes) {
   return "\"" + printable(text, max_bytes) + "\"";
 }

@@ -71,3 +71,20 @@ TEST(Text, InvisibleAndBidiCharactersAreEscapedAsCodePoints) {
 
 }  // namespace
 }  // namespace cudatool
+
+namespace cudatool {
+namespace {
+
+TEST(Text, ValidUtf8ReplacesEachBadByteWithTheReplacementCharacter) {
+  EXPECT_EQ(valid_utf8("caf\xc3\xa9 \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+  EXPECT_EQ(valid_utf8("a\xff"
+                       "b"),
+            "a\xef\xbf\xbd"
+            "b");
+  EXPECT_EQ(valid_utf8("\xc3"), "\xef\xbf\xbd");                                  // cut short
+  EXPECT_EQ(valid_utf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
+  EXPECT_EQ(valid_utf8(std::string("\0\n", 2)), std::string("\0\n", 2));  // controls are valid
+}
+
+}  // namespace
+}  // namespace cudatool

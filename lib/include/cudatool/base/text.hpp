@@ -21,6 +21,11 @@ inline constexpr std::size_t kMaxEchoedValue = 80;
 // nothing in it is hidden or reordered on a terminal.
 std::string printable(std::string_view text, std::size_t max_bytes = kMaxEchoedValue);
 
+// `text` with each byte that is not part of valid UTF-8 replaced by U+FFFD, the replacement
+// character (as the JSON writer does): for formats that take any UTF-8 but nothing else
+// (Prometheus label values).
+std::string valid_utf8(std::string_view text);
+
 // printable(text) in double quotes: `"sm_\x1b[31m"`. What every message uses to echo a value (not
 // std::quoted).
 std::string quote_input(std::string_view text, std::size_t max_bytes = kMaxEchoedValue);
