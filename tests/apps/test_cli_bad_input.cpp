@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "compile_corpus.hpp"
+#include "cudatool/base/test_hooks.hpp"
 #include "fatbin_builder.hpp"
 #include "process.hpp"
 
@@ -670,8 +671,10 @@ std::vector<Case> make_cases() {
            {"check", "--bogus"},
        })
     add("check flags " + std::to_string(cases.size()), args, 2);
+  // A test hook: a build without them ignores the variable (no driver here: exit 3).
   for (const std::string fault : {"memory", "COMPUTE", "compute ", "\x1b[2J"})
-    add("check CUDATOOL_CHECK_INJECT_FAULT=" + fault, {"check"}, 2, Driver::missing,
+    add("check CUDATOOL_CHECK_INJECT_FAULT=" + fault, {"check"},
+        cudatool::test_hooks_enabled() ? 2 : 3, Driver::missing,
         {{"CUDATOOL_CHECK_INJECT_FAULT", fault}});
   // check under --json (or --format json): the error document on stdout.
   for (const auto& [args, code] : std::vector<std::pair<std::vector<std::string>, int>>{

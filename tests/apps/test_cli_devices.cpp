@@ -3,12 +3,14 @@
 // and (GpuTest) on a real GPU.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cudatool/base/test_hooks.hpp"
 #include "gpu_test.hpp"
 #include "process.hpp"
 
@@ -88,6 +90,8 @@ TEST(CliFakeDriver, DevicesJsonHasEveryField) {
 class CliDriverVersion : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (!cudatool::test_hooks_enabled())
+      GTEST_SKIP() << "a build without test hooks (CUDATOOL_TEST_HOOKS=OFF)";
     path_ = std::filesystem::temp_directory_path() /
             ("cudatool-proc-version-" + std::to_string(::getpid()));
   }
@@ -130,6 +134,17 @@ TEST_F(CliDriverVersion, AbsentWhereNothingAnswers) {
     EXPECT_FALSE(j.contains("driver_version")) << r.out;
     EXPECT_EQ(j["cuda_version"], "13.0");
   }
+}
+
+// A FIFO where the /proc file is read blocked `devices` forever (issue 20, item 15).
+TEST_F(CliDriverVersion, AFifoIsNoVersionAndNoWait) {
+  ASSERT_EQ(::mkfifo(path_.c_str(), 0600), 0);
+  auto o = options();
+  o.timeout_seconds = 20;
+  const auto r = run_cudatool({"devices"}, o);
+  ASSERT_FALSE(r.timed_out) << "devices waited on the FIFO";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ndriver: CUDA 13.0\n"), std::string::npos) << r.out;
 }
 
 TEST(CliFakeDriver, RequirementsExitFourSayingWhatIsMissing) {
