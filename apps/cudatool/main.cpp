@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <streambuf>
 #include <string>
@@ -139,7 +140,9 @@ int report(const std::exception& e, bool json) {
   const ExitStatus status = cudatool::exit_status_for(e);
   std::string message;
   try {
-    message = one_line(e.what());
+    // An allocation that failed where nothing named it: say what happened, not "std::bad_alloc".
+    message = dynamic_cast<const std::bad_alloc*>(&e) ? "out of memory (an allocation failed)"
+                                                      : one_line(e.what());
   } catch (...) {
     message = "out of memory while reporting an error";
   }
