@@ -295,6 +295,24 @@ TEST(CliCheckOccupancy, ExclusiveProcessHeldSkipsTheContextChecksInsteadOfFailin
   EXPECT_EQ(find_check(j["devices"][0]["checks"], "compute")["verdict"], "skipped");
 }
 
+TEST(CliCheckOccupancy, OutOfMemoryWhileOthersHoldItWarnsAndAloneFails) {
+  // Others hold the memory: no room for a context is the occupancy's doing.
+  const auto full = nvml(
+      {{"FAKE_CUDA_CTX_OOM", "0"}, {"FAKE_NVML_PROCESSES", "1/" + self_pid() + "/85000000000/C"}});
+  json j = check_json({"--only", "occupancy,compute,memory"}, full, 0);
+  for (const char* name : {"compute", "d2d"}) {
+    const json& c = find_check(j["devices"][0]["checks"], name);
+    EXPECT_EQ(c["verdict"], "warn") << c.dump();
+    EXPECT_NE(c["reason"].get<std::string>().find("CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos);
+    EXPECT_NE(c["shared_with"].get<std::string>().find("pid " + self_pid()), std::string::npos);
+  }
+  check_json({"--only", "occupancy,compute,memory", "--require-idle"}, full, 9);
+  // Nobody else there: out of memory is the device's, a fail.
+  j = check_json({"--only", "occupancy,compute"}, nvml({{"FAKE_CUDA_CTX_OOM", "0"}}), 9);
+  EXPECT_EQ(find_check(j["devices"][0]["checks"], "compute")["verdict"], "fail");
+  EXPECT_FALSE(find_check(j["devices"][0]["checks"], "compute").contains("shared_with"));
+}
+
 TEST(CliCheckOccupancy, EachThrottleReasonByItsMeaning) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"0x1", "pass"},  {"0x2", "pass"},  {"0x4", "pass"},  {"0x8", "fail"},   {"0x10", "pass"},
@@ -369,6 +387,35 @@ TEST_F(CliCheckGpu, EveryCheckPassesOrSaysWhyNot) {
       }
     }
   EXPECT_EQ(r.exit_code, 0) << r.out;
+}
+
+TEST_F(CliCheckGpu, OccupancyIsReadFromNvmlAndNeverFailsAHealthyDevice) {
+  // Other GPU tests may run at the same time: they are other processes, a warning at most,
+  // and what was measured while they ran says so.
+  const auto r = run_cudatool({"check", "--json", "--only", "occupancy,compute,hostlink",
+                               "--device", "0", "--min-fraction", "0.1"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = json::parse(r.out);
+  const json& checks = j["devices"][0]["checks"];
+  if (!j["devices"][0].contains("occupancy")) GTEST_SKIP() << "no NVML: " << checks[0].dump();
+  const json& o = j["devices"][0]["occupancy"];
+  EXPECT_TRUE(o["used_memory_bytes"].is_number()) << o.dump();
+  EXPECT_TRUE(o["gpu_utilization_percent"].is_number()) << o.dump();
+  EXPECT_EQ(o["utilization_readings"], 5);
+  EXPECT_TRUE(o["compute_mode"].is_string()) << o.dump();
+  for (const char* name : {"processes", "used_memory", "utilization", "compute_mode"}) {
+    const json& c = find_check(checks, name);
+    EXPECT_TRUE(c["verdict"] == "pass" || c["verdict"] == "warn") << c.dump();
+  }
+  const bool shared = find_check(checks, "processes")["verdict"] == "warn" ||
+                      find_check(checks, "used_memory")["verdict"] == "warn";
+  for (const char* name : {"compute", "h2d", "d2h"}) {
+    const json& c = find_check(checks, name);
+    EXPECT_NE(c["verdict"], "fail") << c.dump();
+    if (c.contains("shared_with")) {
+      EXPECT_TRUE(shared) << c.dump();
+    }
+  }
 }
 
 TEST_F(CliCheckGpu, FaultInjectionAndImpossibleThresholdFail) {

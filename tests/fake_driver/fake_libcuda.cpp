@@ -13,6 +13,8 @@
 //   FAKE_CUDA_CTX_BUSY       comma-separated ordinals whose cuDevicePrimaryCtxRetain fails
 //                            with CUDA_ERROR_DEVICE_UNAVAILABLE (an exclusive-process device
 //                            held by another process)
+//   FAKE_CUDA_CTX_OOM        comma-separated ordinals whose cuDevicePrimaryCtxRetain fails
+//                            with CUDA_ERROR_OUT_OF_MEMORY (a device others have filled)
 // Entry points are exported under the symbols cuda.h declares (cuDeviceTotalMem_v2, ...),
 // as the real driver does. Built with -DFAKE_CUDA_OLD it lacks cuDeviceGetUuid_v2 (a
 // driver too old for an entry point cudatool uses).
@@ -225,6 +227,7 @@ CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   if (listed("FAKE_CUDA_CTX_FAIL", std::to_string(d))) return CUDA_ERROR_UNKNOWN;
   if (listed("FAKE_CUDA_CTX_BUSY", std::to_string(d))) return CUDA_ERROR_DEVICE_UNAVAILABLE;
+  if (listed("FAKE_CUDA_CTX_OOM", std::to_string(d))) return CUDA_ERROR_OUT_OF_MEMORY;
   *ctx = reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(0x1000 + d));
   return CUDA_SUCCESS;
 }

@@ -164,7 +164,8 @@ struct DeviceRun {
   std::size_t occupancy_at = 0;  // where its results are in `results`
   std::string sharers;
   std::string blocked;
-  bool peer_stage = false;  // peer copies follow (peer selected, more than one device)
+  bool fatal_crowded_out = false;  // `fatal` is running out of memory others hold
+  bool peer_stage = false;         // peer copies follow (peer selected, more than one device)
   // Set once the context exists; an error that stopped the device (its later checks fail
   // with it).
   std::unique_ptr<Context> context;
@@ -452,10 +453,26 @@ void run_health(DeviceRun& run) {
   for (auto& r : health_results(*run.health, run.busy_link)) run.results.push_back(r);
 }
 
+// Out of device memory while other processes hold it: the occupancy's doing, not the
+// device's; a warning (a fail under --require-idle), marked shared.
+bool out_of_memory_while_shared(const DeviceRun& run, const std::exception& e) {
+  const auto* error = dynamic_cast<const Error*>(&e);
+  return error && error->code() == CUDA_ERROR_OUT_OF_MEMORY && !run.sharers.empty();
+}
+
+CheckResult out_of_memory_result(const DeviceRun& run, Kind kind, std::string name,
+                                 const std::string& what, bool require_idle) {
+  CheckResult r =
+      failed(kind, std::move(name), what + "; other processes hold the memory: " + run.sharers);
+  r.verdict = require_idle ? Verdict::fail : Verdict::warn;
+  r.shared_with = run.sharers;
+  return r;
+}
+
 // Runs one check, turning an exception into a failed result (and, for a lost context,
 // remembering it so the later checks fail with it too).
 template <class Fn>
-void guarded(DeviceRun& run, Kind kind, Fn fn) {
+void guarded(DeviceRun& run, const Options& options, Kind kind, Fn fn) {
   if (!run.blocked.empty()) {
     for (const auto& name : result_names(kind))
       run.results.push_back(skipped(kind, name, run.blocked));
@@ -463,14 +480,24 @@ void guarded(DeviceRun& run, Kind kind, Fn fn) {
   }
   if (!run.fatal.empty()) {
     for (const auto& name : result_names(kind))
-      run.results.push_back(failed(kind, name, run.fatal));
+      run.results.push_back(
+          run.fatal_crowded_out
+              ? out_of_memory_result(run, kind, name, run.fatal, options.occupancy.require_idle)
+              : failed(kind, name, run.fatal));
     return;
   }
   try {
     fn();
   } catch (const std::exception& e) {
-    for (const auto& name : result_names(kind)) run.results.push_back(failed(kind, name, e.what()));
-    if (!run.context) run.fatal = e.what();  // no context: nothing else can run
+    const bool crowded_out = out_of_memory_while_shared(run, e);
+    for (const auto& name : result_names(kind))
+      run.results.push_back(crowded_out ? out_of_memory_result(run, kind, name, e.what(),
+                                                               options.occupancy.require_idle)
+                                        : failed(kind, name, e.what()));
+    if (!run.context) {  // no context: nothing else can run
+      run.fatal = e.what();
+      run.fatal_crowded_out = crowded_out;
+    }
   }
 }
 
@@ -601,10 +628,12 @@ void run_device(DeviceRun& run, const Options& options) {
     try {
       run.ensure_context();
     } catch (const Error& e) {
-      if (e.code() == CUDA_ERROR_DEVICE_UNAVAILABLE)
+      if (e.code() == CUDA_ERROR_DEVICE_UNAVAILABLE) {
         context_refused(run, options);
-      else
+      } else {
         run.fatal = e.what();
+        run.fatal_crowded_out = out_of_memory_while_shared(run, e);
+      }
     } catch (const std::exception& e) {
       run.fatal = e.what();
     }
@@ -612,10 +641,11 @@ void run_device(DeviceRun& run, const Options& options) {
   std::unique_ptr<PinnedBuffer> host;
   std::unique_ptr<DeviceBuffer> buffer;
   if (kinds.count(Kind::compute))
-    guarded(run, Kind::compute, [&] { run_compute(run, options, host, buffer); });
-  if (kinds.count(Kind::memory)) guarded(run, Kind::memory, [&] { run_memory(run, options); });
+    guarded(run, options, Kind::compute, [&] { run_compute(run, options, host, buffer); });
+  if (kinds.count(Kind::memory))
+    guarded(run, options, Kind::memory, [&] { run_memory(run, options); });
   if (kinds.count(Kind::hostlink))
-    guarded(run, Kind::hostlink, [&] { run_hostlink(run, options, host, buffer); });
+    guarded(run, options, Kind::hostlink, [&] { run_hostlink(run, options, host, buffer); });
   if (run.peer_stage && run.fatal.empty() && run.blocked.empty()) {
     // The peer copies run after every device is done; their kernels load here, in parallel.
     try {
