@@ -428,7 +428,7 @@ void run_hostlink(DeviceRun& run, const Options& options, std::unique_ptr<Pinned
   run.results.push_back(down);
 }
 
-void run_health(DeviceRun& run) {
+void run_health(DeviceRun& run, const Options& options) {
   if (!run.health) {
     run.results.push_back(skipped(Kind::health, "health", run.nvml_why_not));
     return;
@@ -450,7 +450,12 @@ void run_health(DeviceRun& run) {
           [&] { run.busy_link = nvml_current_pcie_link(run.info.pci_bus_id); });
     }
   }
-  for (auto& r : health_results(*run.health, run.busy_link)) run.results.push_back(r);
+  for (auto& r : health_results(*run.health, run.busy_link)) {
+    // Clock events read while another process loads the device are partly its doing
+    // (a thermal slowdown under its load): said, the verdict unchanged.
+    if (r.name == "throttle") mark_shared(r, run.sharers, options.occupancy.require_idle);
+    run.results.push_back(r);
+  }
 }
 
 // Out of device memory while other processes hold it: the occupancy's doing, not the
@@ -657,7 +662,7 @@ void run_device(DeviceRun& run, const Options& options) {
   if (kinds.count(Kind::health)) {
     // Health reads NVML, which works without the device's context.
     try {
-      run_health(run);
+      run_health(run, options);
     } catch (const std::exception& e) {
       run.results.push_back(failed(Kind::health, "health", e.what()));
     }
