@@ -248,7 +248,14 @@ TEST(CliCheckOccupancy, ComputeHogWarnsTheSameEveryRun) {
     // The power cap under load is normal: named, not warned about.
     const json& t = find_check(j["devices"][0]["checks"], "throttle");
     EXPECT_EQ(t["verdict"], "pass");
-    EXPECT_EQ(t["reason"], "normal clock events: sw_power_cap");
+    EXPECT_EQ(t["reason"].get<std::string>().rfind(
+                  "normal clock events: sw_power_cap; measured while the device was shared "
+                  "with pid " +
+                      self_pid() + " (cudatool_cli_tests, 2 GiB)",
+                  0),
+              0u)
+        << t.dump();
+    EXPECT_TRUE(t.contains("shared_with")) << t.dump();
     // A pid that cannot exist has no name; memory NVML cannot say is null.
     const json& p = j["devices"][0]["occupancy"]["processes"];
     ASSERT_EQ(p.size(), 2u);
