@@ -460,17 +460,20 @@ void run_health(DeviceRun& run, const Options& options) {
 
 // Out of device memory while other processes hold it: the occupancy's doing, not the
 // device's; a warning (a fail under --require-idle), marked shared.
-bool out_of_memory_while_shared(const DeviceRun& run, const std::exception& e) {
+bool out_of_memory(const std::exception& e) {
   const auto* error = dynamic_cast<const Error*>(&e);
-  return error && error->code() == CUDA_ERROR_OUT_OF_MEMORY && !run.sharers.empty();
+  return error && error->code() == CUDA_ERROR_OUT_OF_MEMORY;
 }
 
-CheckResult out_of_memory_result(const DeviceRun& run, Kind kind, std::string name,
-                                 const std::string& what, bool require_idle) {
-  CheckResult r =
-      failed(kind, std::move(name), what + "; other processes hold the memory: " + run.sharers);
+bool out_of_memory_while_shared(const DeviceRun& run, const std::exception& e) {
+  return out_of_memory(e) && !run.sharers.empty();
+}
+
+CheckResult out_of_memory_result(Kind kind, std::string name, const std::string& what,
+                                 const std::string& who, bool require_idle) {
+  CheckResult r = failed(kind, std::move(name), what + "; other processes hold the memory: " + who);
   r.verdict = require_idle ? Verdict::fail : Verdict::warn;
-  r.shared_with = run.sharers;
+  r.shared_with = who;
   return r;
 }
 
@@ -485,10 +488,10 @@ void guarded(DeviceRun& run, const Options& options, Kind kind, Fn fn) {
   }
   if (!run.fatal.empty()) {
     for (const auto& name : result_names(kind))
-      run.results.push_back(
-          run.fatal_crowded_out
-              ? out_of_memory_result(run, kind, name, run.fatal, options.occupancy.require_idle)
-              : failed(kind, name, run.fatal));
+      run.results.push_back(run.fatal_crowded_out
+                                ? out_of_memory_result(kind, name, run.fatal, run.sharers,
+                                                       options.occupancy.require_idle)
+                                : failed(kind, name, run.fatal));
     return;
   }
   try {
@@ -496,7 +499,7 @@ void guarded(DeviceRun& run, const Options& options, Kind kind, Fn fn) {
   } catch (const std::exception& e) {
     const bool crowded_out = out_of_memory_while_shared(run, e);
     for (const auto& name : result_names(kind))
-      run.results.push_back(crowded_out ? out_of_memory_result(run, kind, name, e.what(),
+      run.results.push_back(crowded_out ? out_of_memory_result(kind, name, e.what(), run.sharers,
                                                                options.occupancy.require_idle)
                                         : failed(kind, name, e.what()));
     if (!run.context) {  // no context: nothing else can run
@@ -521,9 +524,13 @@ std::optional<Occupancy> read_occupancy(const std::string& pci_bus_id) {
   if (reading->processes) {
     o.processes.emplace();
     const auto self = static_cast<unsigned>(getpid());
+    const bool names = in_initial_pid_namespace();
+    if (!names && !reading->processes->empty())
+      o.names_why_not = "cudatool runs in another PID namespace than NVML's pids";
     for (const auto& p : *reading->processes) {
       if (p.pid == self) continue;
-      o.processes->push_back({p.pid, process_name(p.pid), p.used_memory, p.compute, p.graphics});
+      o.processes->push_back(
+          {p.pid, names ? process_name(p.pid) : "", p.used_memory, p.compute, p.graphics});
     }
   }
   o.processes_why_not = reading->processes_why_not;
@@ -816,8 +823,12 @@ Report run_check(const Options& options) {
                 Kind::peer, "peer",
                 "device " + pair + ": " + (from->blocked.empty() ? to->blocked : from->blocked));
           } else if (!from->fatal.empty() || !to->fatal.empty()) {
-            r = failed(Kind::peer, "peer",
-                       "device " + pair + ": " + (from->fatal.empty() ? to->fatal : from->fatal));
+            const std::string why =
+                "device " + pair + ": " + (from->fatal.empty() ? to->fatal : from->fatal);
+            r = from->fatal_crowded_out || to->fatal_crowded_out
+                    ? out_of_memory_result(Kind::peer, "peer", why, peer_sharers(*from, *to),
+                                           options.occupancy.require_idle)
+                    : failed(Kind::peer, "peer", why);
           } else if (from->mig || to->mig) {
             r = skipped(Kind::peer, "peer", "MIG instances have no peer access");
           } else if (!from->device.can_access_peer(to->device)) {
@@ -826,7 +837,11 @@ Report run_check(const Options& options) {
             try {
               r = run_peer(*from, *to, options);
             } catch (const std::exception& e) {
-              r = failed(Kind::peer, "peer", "device " + pair + ": " + e.what());
+              const std::string who = peer_sharers(*from, *to);
+              r = out_of_memory(e) && !who.empty()
+                      ? out_of_memory_result(Kind::peer, "peer", "device " + pair + ": " + e.what(),
+                                             who, options.occupancy.require_idle)
+                      : failed(Kind::peer, "peer", "device " + pair + ": " + e.what());
             }
           }
           r.peer = to->info.ordinal;

@@ -3,6 +3,7 @@
 // process from /proc.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -136,6 +137,7 @@ std::vector<CheckResult> occupancy_results(const Occupancy& o, const OccupancyPo
         r.reason = std::to_string(o.processes->size()) + " other process" +
                    (o.processes->size() == 1 ? "" : "es") +
                    " on the device: " + describe_processes(*o.processes);
+        if (!o.names_why_not.empty()) r.reason += " (no names: " + o.names_why_not + ")";
       }
     }
     out.push_back(r);
@@ -261,6 +263,12 @@ std::string process_name(unsigned pid, const std::string& proc_root) {
     name = name.substr(0, name.find('\n'));
   }
   return name.empty() ? "" : printable(name, 64);
+}
+
+bool in_initial_pid_namespace(const std::string& proc_root) {
+  std::error_code error;
+  const auto target = std::filesystem::read_symlink(proc_root + "/self/ns/pid", error);
+  return !error && target.string() == "pid:[4026531836]";  // PROC_PID_INIT_INO, 0xEFFFFFFC
 }
 
 }  // namespace cudatool::check

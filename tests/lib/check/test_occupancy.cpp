@@ -189,6 +189,15 @@ TEST(CheckOccupancy, ReadingsNvmlLacksAreSkippedNeverPassed) {
   }
 }
 
+TEST(CheckOccupancy, NamesNotReadInAnotherPidNamespaceSaySo) {
+  Occupancy o = idle();
+  o.processes->push_back({4242, "", std::nullopt, true, false});
+  o.names_why_not = "cudatool runs in another PID namespace than NVML's pids";
+  EXPECT_EQ(find(occupancy_results(o, {}), "processes").reason,
+            "1 other process on the device: pid 4242 (?, memory not reported) (no names: "
+            "cudatool runs in another PID namespace than NVML's pids)");
+}
+
 TEST(CheckOccupancy, ManyProcessesAreCountedAfterTheFirstEight) {
   Occupancy o = idle();
   for (unsigned pid = 100; pid < 112; ++pid)
@@ -290,6 +299,14 @@ TEST(CheckProcessName, Argv0NeverArgumentsAndCommAsFallback) {
   EXPECT_EQ(process_name(11, root.string()), "kworker/0:1");
   EXPECT_EQ(process_name(12, root.string()), "evil\\x1b[31mname");  // shown escaped
   EXPECT_EQ(process_name(13, root.string()), "");                   // gone
+  // The PID namespace: the kernel's initial one by its fixed inode, anything else not.
+  std::filesystem::create_directories(root / "self" / "ns");
+  std::filesystem::create_symlink("pid:[4026531836]", root / "self" / "ns" / "pid");
+  EXPECT_TRUE(in_initial_pid_namespace(root.string()));
+  std::filesystem::remove(root / "self" / "ns" / "pid");
+  std::filesystem::create_symlink("pid:[4026532481]", root / "self" / "ns" / "pid");
+  EXPECT_FALSE(in_initial_pid_namespace(root.string()));
+  EXPECT_FALSE(in_initial_pid_namespace((root / "none").string()));
   std::filesystem::remove_all(root);
   // A real one: this test.
   EXPECT_FALSE(process_name(static_cast<unsigned>(::getpid())).empty());

@@ -67,6 +67,7 @@ struct Occupancy {
   // list them (processes_why_not says why).
   std::optional<std::vector<GpuProcess>> processes;
   std::string processes_why_not;
+  std::string names_why_not;  // why the processes have no names ("" where they were read)
   std::optional<std::uint64_t> used_memory, total_memory;  // bytes
   bool used_excludes_reserved = false;  // NVML's v2 memory query: the driver's share left out
   // The highest of `utilization_readings` readings over `window_s` seconds.
@@ -107,6 +108,10 @@ void mark_shared(CheckResult& result, const std::string& sharers, bool require_i
 // The name of process `pid`: argv[0]'s file name from <proc_root>/<pid>/cmdline (never its
 // arguments, which may hold secrets), else <proc_root>/<pid>/comm; "" where neither reads.
 std::string process_name(unsigned pid, const std::string& proc_root = "/proc");
+// Whether this process runs in the initial PID namespace (/proc/self/ns/pid is the kernel's
+// PROC_PID_INIT_INO), where NVML's pids, the host's, are its own: in a container's namespace
+// /proc/<pid> may be another process, so names are not read there.
+bool in_initial_pid_namespace(const std::string& proc_root = "/proc");
 
 struct DeviceReport {
   DeviceInfo identity;
