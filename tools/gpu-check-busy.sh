@@ -75,6 +75,7 @@ PY
 stop_hog() { kill "$hog" 2>/dev/null; wait "$hog" 2>/dev/null; sleep 1; }
 
 nvidia-smi -L
+echo "PID namespace: $(readlink /proc/self/ns/pid) (process names are read in pid:[4026531836] only)"
 nvidia-smi --query-gpu=index,pci.bus_id,compute_mode,memory.used,utilization.gpu --format=csv
 
 section "idle"
