@@ -1,5 +1,5 @@
-// cudatool check: a GPU smoke check of every device (identity, health, compute, memory
-// bandwidth, host link, peer copies) with a verdict per check; text, JSON or Prometheus.
+// cudatool check: a GPU smoke check of every device (identity, occupancy, health, compute,
+// memory bandwidth, host link, peer copies) with a verdict per check; text, JSON or Prometheus.
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -28,6 +28,8 @@ struct CheckOptions {
   // Decimals go through the strict parser (base/numbers.hpp), before the driver is touched.
   std::optional<std::string> fraction, min_h2d, min_d2h, min_d2d, min_peer;
   std::optional<std::string> format;
+  std::optional<std::string> max_used_memory;  // a size (base/units.hpp)
+  bool require_idle = false;
   bool strict = false;
 };
 
@@ -61,8 +63,8 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
       ->take_all()
       ->allow_extra_args(false);
   sub->add_option("--only", options->only,
-                  "Run only these checks (comma-separated: identity, health, compute, memory, "
-                  "hostlink, peer)");
+                  "Run only these checks (comma-separated: identity, occupancy, health, compute, "
+                  "memory, hostlink, peer)");
   sub->add_option("--skip", options->skip, "Run every check but these (comma-separated)");
   add_requirement_flags(*sub, options->requirements, "Fail unless at least N devices qualify");
   sub->add_option("--expect-count", options->expect_count, "Fail unless exactly N devices");
@@ -75,6 +77,10 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
   sub->add_option("--min-d2d-gbps", options->min_d2d,
                   "Device memory minimum (a copy's read + write), GB/s");
   sub->add_option("--min-peer-gbps", options->min_peer, "Peer copy minimum, GB/s");
+  sub->add_flag("--require-idle", options->require_idle,
+                "Fail (exit 9) when another process uses a device, instead of a warning");
+  sub->add_option("--max-used-memory", options->max_used_memory,
+                  "Fail when other processes hold more device memory than SIZE (\"2GiB\")");
   sub->add_flag("--strict", options->strict, "Exit 9 on a warning too");
 
   return {sub, [options, &global]() {
@@ -99,6 +105,10 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
             o.thresholds.min_d2h_gbps = gbps(options->min_d2h, "--min-d2h-gbps");
             o.thresholds.min_d2d_gbps = gbps(options->min_d2d, "--min-d2d-gbps");
             o.thresholds.min_peer_gbps = gbps(options->min_peer, "--min-peer-gbps");
+            o.occupancy.require_idle = options->require_idle;
+            if (options->max_used_memory)
+              o.occupancy.max_used_memory =
+                  parse_size(*options->max_used_memory, "--max-used-memory");
             o.inject_compute_fault = inject_compute_fault();
             // Every --device is parsed before the first is resolved through the driver.
             for (const std::string& spec : options->devices) parse_device_spec(spec, "--device");

@@ -673,6 +673,11 @@ std::vector<Case> make_cases() {
            {"check", "--device", "\x1b]0;owned\x07"},
            {"check", "--device", "0", "--device", "abc"},
            {"check", "--strict=maybe"},
+           {"check", "--max-used-memory", "lots"},
+           {"check", "--max-used-memory", "-1G"},
+           {"check", "--max-used-memory", "99999999999999999999"},
+           {"check", "--max-used-memory", ""},
+           {"check", "--require-idle=maybe"},
            {"check", "extra"},
            {"check", "--bogus"},
        })

@@ -14,6 +14,11 @@
 //                            buffer and leave no NUL (a misbehaving driver)
 //   FAKE_CUDA_DEVICE_COUNT   what cuDeviceGetCount answers instead of the devices' number
 //                            (a misbehaving driver: "-1")
+//   FAKE_CUDA_CTX_BUSY       comma-separated ordinals whose cuDevicePrimaryCtxRetain fails
+//                            with CUDA_ERROR_DEVICE_UNAVAILABLE (an exclusive-process device
+//                            held by another process)
+//   FAKE_CUDA_CTX_OOM        comma-separated ordinals whose cuDevicePrimaryCtxRetain fails
+//                            with CUDA_ERROR_OUT_OF_MEMORY (a device others have filled)
 // Entry points are exported under the symbols cuda.h declares (cuDeviceTotalMem_v2, ...),
 // as the real driver does. Built with -DFAKE_CUDA_OLD it lacks cuDeviceGetUuid_v2 (a
 // driver too old for an entry point cudatool uses).
@@ -110,6 +115,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult r, const char** s) {
     case CUDA_ERROR_UNKNOWN:
       *s = "CUDA_ERROR_UNKNOWN";
       return CUDA_SUCCESS;
+    case CUDA_ERROR_DEVICE_UNAVAILABLE:
+      *s = "CUDA_ERROR_DEVICE_UNAVAILABLE";
+      return CUDA_SUCCESS;
     default:
       *s = nullptr;
       return CUDA_ERROR_INVALID_VALUE;
@@ -128,6 +136,9 @@ CUresult CUDAAPI cuGetErrorString(CUresult r, const char** s) {
       return CUDA_SUCCESS;
     case CUDA_ERROR_UNKNOWN:
       *s = "unknown error";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_DEVICE_UNAVAILABLE:
+      *s = "CUDA-capable device(s) is/are busy or unavailable";
       return CUDA_SUCCESS;
     default:
       *s = nullptr;
@@ -225,6 +236,8 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   if (listed("FAKE_CUDA_CTX_FAIL", std::to_string(d))) return CUDA_ERROR_UNKNOWN;
+  if (listed("FAKE_CUDA_CTX_BUSY", std::to_string(d))) return CUDA_ERROR_DEVICE_UNAVAILABLE;
+  if (listed("FAKE_CUDA_CTX_OOM", std::to_string(d))) return CUDA_ERROR_OUT_OF_MEMORY;
   *ctx = reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(0x1000 + d));
   return CUDA_SUCCESS;
 }

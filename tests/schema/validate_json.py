@@ -2,10 +2,12 @@
 """Validates the real --json output of cudatool against share/schemas/<name>.schema.json.
 
 Usage: validate_json.py --schemas DIR --cases FILE --cudatool BIN --fake-libcuda LIB
+                        [--fake-libnvml LIB]
                         --source-dir DIR (--name NAME | --check-coverage)
 
 Every case in tests/schema/cases.json for NAME runs the binary (with the fake driver
-where it says "fake_driver", so no GPU is needed), expects its exit code, parses stdout as
+where it says "fake_driver", and the fake NVML too where it says "fake_nvml", so no GPU is
+needed), expects its exit code, parses stdout as
 one JSON document and validates it against the schema (JSON Schema draft 2020-12, with
 Debian's python3-jsonschema). --check-coverage checks that every schema file has cases,
 every case has a schema, and each schema is itself valid and requires schema_version.
@@ -51,9 +53,14 @@ def run_case(args, name, schema, case, tmp):
             text = text.replace(key, value)
         return text
 
+    env.pop("CUDATOOL_LIBNVML", None)
     if case.get("fake_driver"):
         env["CUDATOOL_LIBCUDA"] = args.fake_libcuda
         env["CUDATOOL_NO_NVML"] = "1"
+    if case.get("fake_nvml"):
+        env["CUDATOOL_LIBCUDA"] = args.fake_libcuda
+        env.pop("CUDATOOL_NO_NVML", None)
+        env["CUDATOOL_LIBNVML"] = args.fake_libnvml
     if case.get("no_driver"):
         env["CUDATOOL_LIBCUDA"] = "/nonexistent/libcuda.so.1"
         env["CUDATOOL_NO_NVML"] = "1"
@@ -100,6 +107,7 @@ def main():
     parser.add_argument("--cases", required=True)
     parser.add_argument("--cudatool")
     parser.add_argument("--fake-libcuda")
+    parser.add_argument("--fake-libnvml")
     parser.add_argument("--source-dir")
     # The build's nvcc-made test binaries (tests/CMakeLists.txt); cases that name
     # {kernels_data} are skipped, and say so, where nvcc did not make them.

@@ -136,4 +136,10 @@ ProcessOptions with_fake_driver(std::map<std::string, std::string> fake_settings
   return options;
 }
 
+ProcessOptions with_fake_nvml(std::map<std::string, std::string> fake_settings) {
+  ProcessOptions options = with_fake_driver(std::move(fake_settings));
+  options.env["CUDATOOL_LIBNVML"] = std::string(CUDATOOL_FAKE_LIBNVML);
+  return options;
+}
+
 }  // namespace cudatool::testing

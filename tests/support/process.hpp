@@ -49,4 +49,8 @@ ProcessOptions without_driver();
 // FAKE_CUDA_* settings.
 ProcessOptions with_fake_driver(std::map<std::string, std::string> fake_settings = {});
 
+// The fake driver and the fake NVML (tests/fake_driver/fake_libnvml.cpp) with the given
+// FAKE_CUDA_* and FAKE_NVML_* settings.
+ProcessOptions with_fake_nvml(std::map<std::string, std::string> fake_settings = {});
+
 }  // namespace cudatool::testing

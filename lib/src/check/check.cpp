@@ -158,7 +158,14 @@ struct DeviceRun {
   std::optional<PcieLink> busy_link;
   std::optional<double> pcie_theoretical;  // from the link's maximum generation and width
   bool mig = false;
-  bool peer_stage = false;  // peer copies follow (peer selected, more than one device)
+  // The occupancy check's reading (before this run's context), who shares the device ("":
+  // nobody), and why no context can be made on it ("": one can).
+  std::optional<Occupancy> occupancy;
+  std::size_t occupancy_at = 0;  // where its results are in `results`
+  std::string sharers;
+  std::string blocked;
+  bool fatal_crowded_out = false;  // `fatal` is running out of memory others hold
+  bool peer_stage = false;         // peer copies follow (peer selected, more than one device)
   // Set once the context exists; an error that stopped the device (its later checks fail
   // with it).
   std::unique_ptr<Context> context;
@@ -335,8 +342,9 @@ void run_compute(DeviceRun& run, const Options& options, std::unique_ptr<PinnedB
   std::string form =
       kernel_form(run.info.compute_capability, sass_list(), check_kernels::check_fatbin_ptx);
   form += " (binary version " + std::to_string(binary) + ", from PTX " + std::to_string(ptx) + ")";
-  run.results.push_back(
-      compute_result(bad, n, sms, run.info.multiprocessor_count, form, first_bad));
+  CheckResult r = compute_result(bad, n, sms, run.info.multiprocessor_count, form, first_bad);
+  mark_shared(r, run.sharers, options.occupancy.require_idle);
+  run.results.push_back(r);
 }
 
 void run_memory(DeviceRun& run, const Options& options) {
@@ -366,6 +374,7 @@ void run_memory(DeviceRun& run, const Options& options) {
                               "device copy of " + format_bytes(bytes) + " (read + write)");
   if (run.mig && !options.thresholds.min_d2d_gbps)
     r.reason += " (a MIG instance: the theoretical rate is the whole GPU's)";
+  mark_shared(r, run.sharers, options.occupancy.require_idle);
   if (bad) {
     r.verdict = Verdict::fail;
     r.reason = std::to_string(bad) + " elements wrong after the device copy; " + r.reason;
@@ -405,6 +414,8 @@ void run_hostlink(DeviceRun& run, const Options& options, std::unique_ptr<Pinned
   CheckResult down = rate_result(Kind::hostlink, "d2h", gbps(bytes, median(d2h)),
                                  run.pcie_theoretical, options.thresholds.min_d2h_gbps,
                                  options.thresholds.fraction, "device to host, " + what);
+  mark_shared(up, run.sharers, options.occupancy.require_idle);
+  mark_shared(down, run.sharers, options.occupancy.require_idle);
   if (bad_h2d) {
     up.verdict = Verdict::fail;
     up.reason = std::to_string(bad_h2d) + " elements wrong after the copy; " + up.reason;
@@ -417,7 +428,7 @@ void run_hostlink(DeviceRun& run, const Options& options, std::unique_ptr<Pinned
   run.results.push_back(down);
 }
 
-void run_health(DeviceRun& run) {
+void run_health(DeviceRun& run, const Options& options) {
   if (!run.health) {
     run.results.push_back(skipped(Kind::health, "health", run.nvml_why_not));
     return;
@@ -426,8 +437,9 @@ void run_health(DeviceRun& run) {
     // Not read during the host-link copies (that check was skipped): an idle link at its
     // maximum needs no traffic; one below it is read again under load.
     run.busy_link = nvml_current_pcie_link(run.info.pci_bus_id);
-    if (run.busy_link && (run.busy_link->generation < *run.health->pcie_max_generation ||
-                          run.busy_link->width < run.health->pcie_max_width.value_or(0))) {
+    if (run.busy_link && run.blocked.empty() &&
+        (run.busy_link->generation < *run.health->pcie_max_generation ||
+         run.busy_link->width < run.health->pcie_max_width.value_or(0))) {
       run.ensure_context();
       PinnedBuffer host(run.ctx(), kComputeBytes);
       DeviceBuffer buffer(run.ctx(), kComputeBytes);
@@ -438,31 +450,174 @@ void run_health(DeviceRun& run) {
           [&] { run.busy_link = nvml_current_pcie_link(run.info.pci_bus_id); });
     }
   }
-  for (auto& r : health_results(*run.health, run.busy_link)) run.results.push_back(r);
+  for (auto& r : health_results(*run.health, run.busy_link)) {
+    // Clock events read while another process loads the device are partly its doing
+    // (a thermal slowdown under its load): said, the verdict unchanged.
+    if (r.name == "throttle") mark_shared(r, run.sharers, options.occupancy.require_idle);
+    run.results.push_back(r);
+  }
+}
+
+// Out of device memory while other processes hold it: the occupancy's doing, not the
+// device's; a warning (a fail under --require-idle), marked shared.
+bool out_of_memory(const std::exception& e) {
+  const auto* error = dynamic_cast<const Error*>(&e);
+  return error && error->code() == CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+bool out_of_memory_while_shared(const DeviceRun& run, const std::exception& e) {
+  return out_of_memory(e) && !run.sharers.empty();
+}
+
+CheckResult out_of_memory_result(Kind kind, std::string name, const std::string& what,
+                                 const std::string& who, bool require_idle) {
+  CheckResult r = failed(kind, std::move(name), what + "; other processes hold the memory: " + who);
+  r.verdict = require_idle ? Verdict::fail : Verdict::warn;
+  r.shared_with = who;
+  return r;
 }
 
 // Runs one check, turning an exception into a failed result (and, for a lost context,
 // remembering it so the later checks fail with it too).
 template <class Fn>
-void guarded(DeviceRun& run, Kind kind, Fn fn) {
+void guarded(DeviceRun& run, const Options& options, Kind kind, Fn fn) {
+  if (!run.blocked.empty()) {
+    for (const auto& name : result_names(kind))
+      run.results.push_back(skipped(kind, name, run.blocked));
+    return;
+  }
   if (!run.fatal.empty()) {
     for (const auto& name : result_names(kind))
-      run.results.push_back(failed(kind, name, run.fatal));
+      run.results.push_back(run.fatal_crowded_out
+                                ? out_of_memory_result(kind, name, run.fatal, run.sharers,
+                                                       options.occupancy.require_idle)
+                                : failed(kind, name, run.fatal));
     return;
   }
   try {
     fn();
   } catch (const std::exception& e) {
-    for (const auto& name : result_names(kind)) run.results.push_back(failed(kind, name, e.what()));
-    if (!run.context) run.fatal = e.what();  // no context: nothing else can run
+    const bool crowded_out = out_of_memory_while_shared(run, e);
+    for (const auto& name : result_names(kind))
+      run.results.push_back(crowded_out ? out_of_memory_result(kind, name, e.what(), run.sharers,
+                                                               options.occupancy.require_idle)
+                                        : failed(kind, name, e.what()));
+    if (!run.context) {  // no context: nothing else can run
+      run.fatal = e.what();
+      run.fatal_crowded_out = crowded_out;
+    }
   }
+}
+
+// Utilization is read kUtilizationReadings times over kUtilizationWindow: each reading
+// covers the driver's last sample period, so a few spread over a tenth of a second see
+// work that runs in bursts.
+constexpr int kUtilizationReadings = 5;
+constexpr auto kUtilizationWindow = std::chrono::milliseconds(100);
+
+// Who else uses the device, from NVML, before this process makes a context on it; nullopt
+// where NVML does not know the device.
+std::optional<Occupancy> read_occupancy(const std::string& pci_bus_id) {
+  const auto reading = nvml_occupancy(pci_bus_id);
+  if (!reading || !reading->found) return std::nullopt;
+  Occupancy o;
+  if (reading->processes) {
+    o.processes.emplace();
+    const auto self = static_cast<unsigned>(getpid());
+    const bool names = in_initial_pid_namespace();
+    if (!names && !reading->processes->empty())
+      o.names_why_not = "cudatool runs in another PID namespace than NVML's pids";
+    for (const auto& p : *reading->processes) {
+      if (p.pid == self) continue;
+      o.processes->push_back(
+          {p.pid, names ? process_name(p.pid) : "", p.used_memory, p.compute, p.graphics});
+    }
+  }
+  o.processes_why_not = reading->processes_why_not;
+  if (reading->memory) {
+    o.used_memory = reading->memory->used;
+    o.total_memory = reading->memory->total;
+  }
+  o.used_excludes_reserved = reading->used_excludes_reserved;
+  o.compute_mode = reading->compute_mode;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kUtilizationReadings; ++i) {
+    if (i > 0) std::this_thread::sleep_for(kUtilizationWindow / (kUtilizationReadings - 1));
+    const auto u = nvml_utilization(pci_bus_id);
+    if (!u) break;
+    ++o.utilization_readings;
+    o.gpu_utilization = std::max(o.gpu_utilization.value_or(0), u->gpu);
+    o.memory_utilization = std::max(o.memory_utilization.value_or(0), u->memory);
+  }
+  o.window_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return o;
+}
+
+// The occupancy check: its results go where `run.occupancy_at` says, so a later refusal of
+// a context can replace them.
+void run_occupancy(DeviceRun& run, const Options& options) {
+  run.occupancy_at = run.results.size();
+  if (!run.health) {
+    run.results.push_back(skipped(Kind::occupancy, "occupancy", run.nvml_why_not));
+    return;
+  }
+  if (!run.health->found) {
+    run.results.push_back(
+        skipped(Kind::occupancy, "occupancy", "NVML does not know this device's PCI bus id"));
+    return;
+  }
+  if (run.mig) {
+    // NVML's processes, memory and utilization are the whole GPU's, shared by design.
+    run.results.push_back(skipped(Kind::occupancy, "occupancy",
+                                  "a MIG instance: NVML reports the whole GPU, whose other "
+                                  "instances belong to others by design"));
+    return;
+  }
+  run.occupancy = read_occupancy(run.info.pci_bus_id);
+  if (!run.occupancy) {
+    run.results.push_back(
+        skipped(Kind::occupancy, "occupancy", "NVML does not know this device's PCI bus id"));
+    return;
+  }
+  for (auto& r : occupancy_results(*run.occupancy, options.occupancy)) run.results.push_back(r);
+  run.sharers = sharers(*run.occupancy, options.occupancy);
+  run.blocked = context_blocked(*run.occupancy);
+}
+
+// The driver refused a context because another process holds the device exclusively: the
+// occupancy verdict, not a failed check.
+void context_refused(DeviceRun& run, const Options& options) {
+  Occupancy o = run.occupancy.value_or(Occupancy{});
+  if (!run.occupancy)
+    o.processes_why_not =
+        run.nvml_why_not.empty() ? "NVML did not read the device" : run.nvml_why_not;
+  o.context_refused = true;
+  if (options.kinds.count(Kind::occupancy)) {
+    // Replace what the occupancy check said (or its one skipped line) with the new verdicts.
+    auto& results = run.results;
+    std::size_t end = run.occupancy_at;
+    while (end < results.size() && results[end].kind == Kind::occupancy) ++end;
+    results.erase(results.begin() + static_cast<std::ptrdiff_t>(run.occupancy_at),
+                  results.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<CheckResult> replaced = occupancy_results(o, options.occupancy);
+    if (!run.occupancy) {
+      // NVML did not read the device: its one skipped line stays, with the compute mode's.
+      replaced = {skipped(Kind::occupancy, "occupancy", o.processes_why_not), replaced.back()};
+    }
+    results.insert(results.begin() + static_cast<std::ptrdiff_t>(run.occupancy_at),
+                   replaced.begin(), replaced.end());
+  }
+  run.occupancy = o;
+  run.sharers = sharers(o, options.occupancy);
+  run.blocked = context_blocked(o);
 }
 
 void run_device(DeviceRun& run, const Options& options) {
   const auto& kinds = options.kinds;
   // NVML first: MIG mode and the PCIe link's maximum are needed by the later checks.
   const bool need_nvml = kinds.count(Kind::health) || kinds.count(Kind::hostlink) ||
-                         kinds.count(Kind::memory) || kinds.count(Kind::peer);
+                         kinds.count(Kind::memory) || kinds.count(Kind::peer) ||
+                         kinds.count(Kind::occupancy);
   if (need_nvml) {
     if (nvml_available(&run.nvml_why_not)) run.health = nvml_health(run.info.pci_bus_id);
     if (run.health && run.health->found) {
@@ -477,11 +632,20 @@ void run_device(DeviceRun& run, const Options& options) {
   }
   if (kinds.count(Kind::identity))
     run.results.push_back(identity_result(run.info, options.requirements, options.expect_name));
+  // Before this process's context exists: who else is on the device.
+  if (kinds.count(Kind::occupancy)) run_occupancy(run, options);
   const bool needs_context = kinds.count(Kind::compute) || kinds.count(Kind::memory) ||
                              kinds.count(Kind::hostlink) || run.peer_stage;
-  if (needs_context) {
+  if (needs_context && run.blocked.empty()) {
     try {
       run.ensure_context();
+    } catch (const Error& e) {
+      if (e.code() == CUDA_ERROR_DEVICE_UNAVAILABLE) {
+        context_refused(run, options);
+      } else {
+        run.fatal = e.what();
+        run.fatal_crowded_out = out_of_memory_while_shared(run, e);
+      }
     } catch (const std::exception& e) {
       run.fatal = e.what();
     }
@@ -489,11 +653,12 @@ void run_device(DeviceRun& run, const Options& options) {
   std::unique_ptr<PinnedBuffer> host;
   std::unique_ptr<DeviceBuffer> buffer;
   if (kinds.count(Kind::compute))
-    guarded(run, Kind::compute, [&] { run_compute(run, options, host, buffer); });
-  if (kinds.count(Kind::memory)) guarded(run, Kind::memory, [&] { run_memory(run, options); });
+    guarded(run, options, Kind::compute, [&] { run_compute(run, options, host, buffer); });
+  if (kinds.count(Kind::memory))
+    guarded(run, options, Kind::memory, [&] { run_memory(run, options); });
   if (kinds.count(Kind::hostlink))
-    guarded(run, Kind::hostlink, [&] { run_hostlink(run, options, host, buffer); });
-  if (run.peer_stage && run.fatal.empty()) {
+    guarded(run, options, Kind::hostlink, [&] { run_hostlink(run, options, host, buffer); });
+  if (run.peer_stage && run.fatal.empty() && run.blocked.empty()) {
     // The peer copies run after every device is done; their kernels load here, in parallel.
     try {
       run.ensure_module();
@@ -504,7 +669,7 @@ void run_device(DeviceRun& run, const Options& options) {
   if (kinds.count(Kind::health)) {
     // Health reads NVML, which works without the device's context.
     try {
-      run_health(run);
+      run_health(run, options);
     } catch (const std::exception& e) {
       run.results.push_back(failed(Kind::health, "health", e.what()));
     }
@@ -542,6 +707,16 @@ std::optional<double> peer_theoretical(const DeviceRun& from, const DeviceRun& t
   return std::nullopt;
 }
 
+// Who shared either end of a peer copy ("" when neither was).
+std::string peer_sharers(const DeviceRun& from, const DeviceRun& to) {
+  std::string out;
+  for (const DeviceRun* run : {&from, &to})
+    if (!run->sharers.empty())
+      out += (out.empty() ? "" : "; ") + std::string("device ") +
+             std::to_string(run->info.ordinal) + ": " + run->sharers;
+  return out;
+}
+
 CheckResult run_peer(DeviceRun& from, DeviceRun& to, const Options& options) {
   from.ensure_module();
   to.ensure_module();
@@ -576,6 +751,7 @@ CheckResult run_peer(DeviceRun& from, DeviceRun& to, const Options& options) {
                   "device " + std::to_string(from.info.ordinal) + " to " +
                       std::to_string(to.info.ordinal) + (how.empty() ? "" : " over " + how));
   r.peer = to.info.ordinal;
+  mark_shared(r, peer_sharers(from, to), options.occupancy.require_idle);
   if (bad) {
     r.verdict = Verdict::fail;
     r.reason = std::to_string(bad) + " elements wrong after the peer copy; " + r.reason;
@@ -600,7 +776,8 @@ std::string embedded_kernel_contents() {
 Report run_check(const Options& options) {
   const auto start = std::chrono::steady_clock::now();
   const bool need_nvml = options.kinds.count(Kind::health) || options.kinds.count(Kind::hostlink) ||
-                         options.kinds.count(Kind::memory) || options.kinds.count(Kind::peer);
+                         options.kinds.count(Kind::memory) || options.kinds.count(Kind::peer) ||
+                         options.kinds.count(Kind::occupancy);
   if (need_nvml) nvml_preload();  // overlaps cuInit
   Report report;
   report.hostname = hostname();
@@ -641,9 +818,17 @@ Report run_check(const Options& options) {
           CheckResult r;
           const std::string pair =
               std::to_string(from->info.ordinal) + " to " + std::to_string(to->info.ordinal);
-          if (!from->fatal.empty() || !to->fatal.empty()) {
-            r = failed(Kind::peer, "peer",
-                       "device " + pair + ": " + (from->fatal.empty() ? to->fatal : from->fatal));
+          if (!from->blocked.empty() || !to->blocked.empty()) {
+            r = skipped(
+                Kind::peer, "peer",
+                "device " + pair + ": " + (from->blocked.empty() ? to->blocked : from->blocked));
+          } else if (!from->fatal.empty() || !to->fatal.empty()) {
+            const std::string why =
+                "device " + pair + ": " + (from->fatal.empty() ? to->fatal : from->fatal);
+            r = from->fatal_crowded_out || to->fatal_crowded_out
+                    ? out_of_memory_result(Kind::peer, "peer", why, peer_sharers(*from, *to),
+                                           options.occupancy.require_idle)
+                    : failed(Kind::peer, "peer", why);
           } else if (from->mig || to->mig) {
             r = skipped(Kind::peer, "peer", "MIG instances have no peer access");
           } else if (!from->device.can_access_peer(to->device)) {
@@ -652,7 +837,11 @@ Report run_check(const Options& options) {
             try {
               r = run_peer(*from, *to, options);
             } catch (const std::exception& e) {
-              r = failed(Kind::peer, "peer", "device " + pair + ": " + e.what());
+              const std::string who = peer_sharers(*from, *to);
+              r = out_of_memory(e) && !who.empty()
+                      ? out_of_memory_result(Kind::peer, "peer", "device " + pair + ": " + e.what(),
+                                             who, options.occupancy.require_idle)
+                      : failed(Kind::peer, "peer", "device " + pair + ": " + e.what());
             }
           }
           r.peer = to->info.ordinal;
@@ -660,7 +849,7 @@ Report run_check(const Options& options) {
         }
     }
   }
-  for (auto& run : runs) report.devices.push_back({run->info, run->results});
+  for (auto& run : runs) report.devices.push_back({run->info, run->results, run->occupancy});
   runs.clear();  // frees buffers and contexts before the clock stops
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

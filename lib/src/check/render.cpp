@@ -81,7 +81,38 @@ nlohmann::json check_json(const CheckResult& c) {
   if (c.value) j["value"] = *c.value;
   if (c.threshold) j["threshold"] = *c.threshold;
   if (c.peer) j["peer"] = *c.peer;
+  if (!c.shared_with.empty()) j["shared_with"] = c.shared_with;
   return j;
+}
+
+template <class T>
+nlohmann::json or_null(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json occupancy_json(const Occupancy& o) {
+  nlohmann::json processes = nullptr;
+  if (o.processes) {
+    processes = nlohmann::json::array();
+    for (const auto& p : *o.processes)
+      processes.push_back({{"pid", p.pid},
+                           {"name", p.name},
+                           {"used_memory_bytes", or_null(p.used_memory)},
+                           {"compute", p.compute},
+                           {"graphics", p.graphics}});
+  }
+  nlohmann::json mode = nullptr;
+  if (o.compute_mode) mode = compute_mode_name(*o.compute_mode);
+  return {{"processes", processes},
+          {"used_memory_bytes", or_null(o.used_memory)},
+          {"total_memory_bytes", or_null(o.total_memory)},
+          {"used_excludes_reserved", o.used_excludes_reserved},
+          {"gpu_utilization_percent", or_null(o.gpu_utilization)},
+          {"memory_utilization_percent", or_null(o.memory_utilization)},
+          {"utilization_readings", o.utilization_readings},
+          {"utilization_window_s", o.window_s},
+          {"compute_mode", mode},
+          {"context_refused", o.context_refused}};
 }
 
 // A Prometheus label value: valid UTF-8 (a byte that is not is U+FFFD, as in the JSON of
@@ -153,6 +184,7 @@ nlohmann::json report_json(const Report& report, int exit_code) {
   for (const auto& d : report.devices) {
     nlohmann::json device = d.identity;
     device["verdict"] = verdict_name(d.verdict());
+    if (d.occupancy) device["occupancy"] = occupancy_json(*d.occupancy);
     device["checks"] = nlohmann::json::array();
     for (const auto& check : d.checks) device["checks"].push_back(check_json(check));
     j["devices"].push_back(device);

@@ -64,8 +64,9 @@ Verdict Report::verdict() const {
 }
 
 const std::vector<Kind>& all_kinds() {
-  static const std::vector<Kind> kinds = {Kind::identity, Kind::health,   Kind::compute,
-                                          Kind::memory,   Kind::hostlink, Kind::peer};
+  static const std::vector<Kind> kinds = {Kind::identity, Kind::occupancy, Kind::health,
+                                          Kind::compute,  Kind::memory,    Kind::hostlink,
+                                          Kind::peer};
   return kinds;
 }
 
@@ -73,6 +74,8 @@ std::string_view kind_name(Kind k) {
   switch (k) {
     case Kind::identity:
       return "identity";
+    case Kind::occupancy:
+      return "occupancy";
     case Kind::health:
       return "health";
     case Kind::compute:
@@ -198,22 +201,32 @@ CheckResult rate_result(Kind kind, std::string name, double measured,
   return r;
 }
 
+const std::vector<ThrottleReason>& throttle_reason_table() {
+  // nvmlClocksEventReasons bits. DCGM's diagnostics fail a test on the first four (its
+  // clocks-event mask: HW slowdown, SW thermal, HW thermal, HW power brake); here the
+  // hardware's own slowdowns (board signal, over-temperature, external power brake) fail, as
+  // they halve the clocks or more and mean cooling or power delivery is at fault, and the
+  // driver's thermal slowdown warns (clocks held down near the temperature limit).
+  static const std::vector<ThrottleReason> table = {
+      {0x1, "gpu_idle", Verdict::pass},
+      {0x2, "applications_clocks_setting", Verdict::pass},
+      {0x4, "sw_power_cap", Verdict::pass},
+      {0x8, "hw_slowdown", Verdict::fail},
+      {0x10, "sync_boost", Verdict::pass},
+      {0x20, "sw_thermal_slowdown", Verdict::warn},
+      {0x40, "hw_thermal_slowdown", Verdict::fail},
+      {0x80, "hw_power_brake_slowdown", Verdict::fail},
+      {0x100, "display_clock_setting", Verdict::pass}};
+  return table;
+}
+
 std::vector<std::string> throttle_reason_names(unsigned long long reasons) {
-  static const std::pair<unsigned long long, const char*> names[] = {
-      {0x2, "applications_clocks_setting"},
-      {0x4, "sw_power_cap"},
-      {0x8, "hw_slowdown"},
-      {0x10, "sync_boost"},
-      {0x20, "sw_thermal_slowdown"},
-      {0x40, "hw_thermal_slowdown"},
-      {0x80, "hw_power_brake_slowdown"},
-      {0x100, "display_clock_setting"}};
   std::vector<std::string> out;
   unsigned long long rest = reasons & ~1ull;  // 0x1: the GPU is idle
-  for (const auto& [bit, name] : names)
-    if (rest & bit) {
-      out.push_back(name);
-      rest &= ~bit;
+  for (const auto& reason : throttle_reason_table())
+    if (rest & reason.bit) {
+      out.emplace_back(reason.name);
+      rest &= ~reason.bit;
     }
   if (rest) {
     char hex[32];
@@ -340,12 +353,33 @@ std::vector<CheckResult> health_results(const NvmlHealth& h,
     out.push_back(not_reported("throttle", "clock event reasons"));
   } else {
     CheckResult r = health("throttle");
-    const auto names = throttle_reason_names(*h.throttle_reasons);
     r.value = static_cast<double>(*h.throttle_reasons);
     r.unit = "reason bits";
-    r.verdict = names.empty() ? Verdict::pass : Verdict::warn;
-    r.reason = names.empty() ? "no clock throttling (other than idle)"
-                             : "clocks held down by " + join(names);
+    r.verdict = Verdict::pass;
+    std::vector<std::string> faults, normal;
+    unsigned long long rest = *h.throttle_reasons;
+    for (const auto& reason : throttle_reason_table()) {
+      if (!(rest & reason.bit)) continue;
+      rest &= ~reason.bit;
+      r.verdict = worse(r.verdict, reason.verdict);
+      (reason.verdict == Verdict::pass ? normal : faults)
+          .push_back(std::string(reason.name) +
+                     (reason.verdict == Verdict::pass
+                          ? ""
+                          : " (" + std::string(verdict_name(reason.verdict)) + ")"));
+    }
+    if (rest) {
+      // A bit newer than this table: named by its value, and a warning until it is known.
+      char hex[64];
+      std::snprintf(hex, sizeof hex, "0x%llx (unknown: warn)", rest);
+      faults.push_back(hex);
+      r.verdict = worse(r.verdict, Verdict::warn);
+    }
+    if (faults.empty())
+      r.reason = normal.empty() ? "no clock events" : "normal clock events: " + join(normal);
+    else
+      r.reason = "clocks held down by " + join(faults) +
+                 (normal.empty() ? "" : "; normal: " + join(normal));
     out.push_back(r);
   }
   // PCIe link, read while busy.

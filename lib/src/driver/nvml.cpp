@@ -5,8 +5,10 @@
 #include <future>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/driver/dynamic_library.hpp"
 
 namespace cudatool {
@@ -28,7 +30,36 @@ struct nvmlPciInfo_t {
   char busId[32];
 };
 using nvmlEnableState_t = int;  // 0 disabled, 1 enabled
+// nvmlMemory_v2_t: `used` without the driver's reservation, which has its own field.
+struct nvmlMemory_v2_t {
+  unsigned version;
+  unsigned long long total;
+  unsigned long long reserved;
+  unsigned long long free;
+  unsigned long long used;
+};
+// NVML_STRUCT_VERSION(Memory, 2): the struct's size with the version in the top byte.
+constexpr unsigned kNvmlMemoryV2 = static_cast<unsigned>(sizeof(nvmlMemory_v2_t)) | (2u << 24);
+// nvmlProcessInfo_t as the _v2 and _v3 process queries fill it (the _v1 query has only the
+// first two fields).
+struct nvmlProcessInfo_t {
+  unsigned pid;
+  unsigned long long usedGpuMemory;
+  unsigned gpuInstanceId;
+  unsigned computeInstanceId;
+};
+struct nvmlProcessInfo_v1_t {
+  unsigned pid;
+  unsigned long long usedGpuMemory;
+};
+struct nvmlUtilization_t {
+  unsigned gpu;
+  unsigned memory;
+};
+constexpr unsigned long long NVML_VALUE_NOT_AVAILABLE = ~0ull;
 constexpr nvmlReturn_t NVML_SUCCESS = 0;
+constexpr nvmlReturn_t NVML_ERROR_NOT_SUPPORTED = 3;
+constexpr nvmlReturn_t NVML_ERROR_NO_PERMISSION = 4;
 constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_SIZE = 7;
 constexpr int NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1;
 constexpr int NVML_VOLATILE_ECC = 0;
@@ -57,6 +88,14 @@ struct Nvml {
   nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, nvmlEnableState_t*) = nullptr;
   nvmlReturn_t (*nvlink_version)(nvmlDevice_t, unsigned, unsigned*) = nullptr;
   nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned, nvmlPciInfo_t*) = nullptr;
+  // The occupancy check's: processes (newest query first; _v1 fills the shorter struct),
+  // memory without the reservation, utilization, compute mode.
+  using ProcessQuery = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, void*);
+  ProcessQuery compute_processes = nullptr, graphics_processes = nullptr;
+  bool processes_v1 = false;  // the queries found are the _v1 ones
+  nvmlReturn_t (*memory_info_v2)(nvmlDevice_t, nvmlMemory_v2_t*) = nullptr;
+  nvmlReturn_t (*utilization)(nvmlDevice_t, nvmlUtilization_t*) = nullptr;
+  nvmlReturn_t (*compute_mode)(nvmlDevice_t, int*) = nullptr;
   bool ready = false;
 };
 
@@ -71,10 +110,14 @@ Nvml load_nvml() {
     nvml.why_not = "CUDATOOL_NO_NVML is set";
     return nvml;
   }
+  // CUDATOOL_LIBNVML: another file instead (a regular file; tests use a fake NVML).
+  const char* override_path = std::getenv("CUDATOOL_LIBNVML");
+  const std::string candidate =
+      override_path && *override_path ? std::string(override_path) : "libnvidia-ml.so.1";
   try {
-    nvml.library = DynamicLibrary::open_first({"libnvidia-ml.so.1"}, "NVML");
+    nvml.library = DynamicLibrary::open_first({candidate}, "NVML");
   } catch (const Error&) {
-    nvml.why_not = "NVML (libnvidia-ml.so.1) not found";
+    nvml.why_not = "NVML (" + printable(candidate) + ") not found";
     return nvml;
   }
   nvml.init = reinterpret_cast<decltype(nvml.init)>(nvml.library.symbol("nvmlInit_v2"));
@@ -101,6 +144,21 @@ Nvml load_nvml() {
   resolve(nvml, nvml.nvlink_state, "nvmlDeviceGetNvLinkState");
   resolve(nvml, nvml.nvlink_version, "nvmlDeviceGetNvLinkVersion");
   resolve(nvml, nvml.nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  for (const char* version : {"_v3", "_v2"}) {
+    if (nvml.compute_processes) break;
+    resolve(nvml, nvml.compute_processes,
+            (std::string("nvmlDeviceGetComputeRunningProcesses") + version).c_str());
+    resolve(nvml, nvml.graphics_processes,
+            (std::string("nvmlDeviceGetGraphicsRunningProcesses") + version).c_str());
+  }
+  if (!nvml.compute_processes) {
+    resolve(nvml, nvml.compute_processes, "nvmlDeviceGetComputeRunningProcesses");
+    resolve(nvml, nvml.graphics_processes, "nvmlDeviceGetGraphicsRunningProcesses");
+    nvml.processes_v1 = true;
+  }
+  resolve(nvml, nvml.memory_info_v2, "nvmlDeviceGetMemoryInfo_v2");
+  resolve(nvml, nvml.utilization, "nvmlDeviceGetUtilizationRates");
+  resolve(nvml, nvml.compute_mode, "nvmlDeviceGetComputeMode");
   if (!(nvml.init && nvml.by_pci_bus_id && nvml.memory_info)) {
     nvml.why_not = "NVML lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
     return nvml;
@@ -266,6 +324,109 @@ std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id) {
       nvml->memory_info(device, &memory) != NVML_SUCCESS)
     return std::nullopt;
   return MemoryUsage{memory.total, memory.free, memory.used};
+}
+
+namespace {
+
+// One process query (compute or graphics): asks for the count, then the list, again while
+// the list grows between the two calls. nullopt with `why` set where NVML will not say.
+std::optional<std::vector<NvmlProcess>> query_processes(const Nvml& nvml, Nvml::ProcessQuery query,
+                                                        nvmlDevice_t d, std::string* why) {
+  nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+  for (int attempt = 0; attempt < 4 && r == NVML_ERROR_INSUFFICIENT_SIZE; ++attempt) {
+    unsigned count = 0;
+    r = query(d, &count, nullptr);
+    if (r == NVML_SUCCESS) return std::vector<NvmlProcess>{};  // none
+    if (r != NVML_ERROR_INSUFFICIENT_SIZE) break;
+    count += 8;  // room for processes that start between the two calls
+    std::vector<nvmlProcessInfo_t> infos(nvml.processes_v1 ? 0 : count);
+    std::vector<nvmlProcessInfo_v1_t> infos_v1(nvml.processes_v1 ? count : 0);
+    unsigned filled = count;
+    r = query(d, &filled, nvml.processes_v1 ? static_cast<void*>(infos_v1.data()) : infos.data());
+    if (r != NVML_SUCCESS) continue;
+    std::vector<NvmlProcess> out;
+    for (unsigned i = 0; i < filled && i < count; ++i) {
+      NvmlProcess p;
+      p.pid = nvml.processes_v1 ? infos_v1[i].pid : infos[i].pid;
+      const unsigned long long used =
+          nvml.processes_v1 ? infos_v1[i].usedGpuMemory : infos[i].usedGpuMemory;
+      if (used != NVML_VALUE_NOT_AVAILABLE) p.used_memory = used;
+      out.push_back(p);
+    }
+    return out;
+  }
+  *why = r == NVML_ERROR_NO_PERMISSION   ? "NVML denies the process list (no permission)"
+         : r == NVML_ERROR_NOT_SUPPORTED ? "NVML does not list processes for this device"
+         : r == NVML_ERROR_INSUFFICIENT_SIZE
+             ? "the process list kept growing while read"
+             : "NVML's process list failed (nvmlReturn_t " + std::to_string(r) + ")";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<NvmlOccupancy> nvml_occupancy(const std::string& pci_bus_id) {
+  Nvml* nvml = nvml_future().get();
+  if (!nvml->ready) return std::nullopt;
+  NvmlOccupancy o;
+  nvmlDevice_t d = find(*nvml, pci_bus_id);
+  if (d == nullptr) return o;
+  o.found = true;
+  if (!nvml->compute_processes) {
+    o.processes_why_not = "NVML lacks nvmlDeviceGetComputeRunningProcesses";
+  } else {
+    std::string why;
+    auto compute = query_processes(*nvml, nvml->compute_processes, d, &why);
+    std::optional<std::vector<NvmlProcess>> graphics = std::vector<NvmlProcess>{};
+    if (compute && nvml->graphics_processes)
+      graphics = query_processes(*nvml, nvml->graphics_processes, d, &why);
+    if (compute && graphics) {
+      // One entry per pid: a process with both kinds of context is listed by both queries.
+      std::vector<NvmlProcess> all;
+      auto add = [&all](const NvmlProcess& p, bool is_compute) {
+        for (auto& e : all)
+          if (e.pid == p.pid) {
+            (is_compute ? e.compute : e.graphics) = true;
+            if (!e.used_memory) e.used_memory = p.used_memory;
+            return;
+          }
+        all.push_back(p);
+        (is_compute ? all.back().compute : all.back().graphics) = true;
+      };
+      for (const auto& p : *compute) add(p, true);
+      for (const auto& p : *graphics) add(p, false);
+      o.processes = std::move(all);
+    } else {
+      o.processes_why_not = why;
+    }
+  }
+  if (nvml->memory_info_v2) {
+    nvmlMemory_v2_t m{};
+    m.version = kNvmlMemoryV2;
+    if (nvml->memory_info_v2(d, &m) == NVML_SUCCESS) {
+      o.memory = MemoryUsage{m.total, m.free, m.used};
+      o.used_excludes_reserved = true;
+    }
+  }
+  if (!o.memory) {
+    nvmlMemory_t m{};
+    if (nvml->memory_info(d, &m) == NVML_SUCCESS) o.memory = MemoryUsage{m.total, m.free, m.used};
+  }
+  if (nvml->compute_mode) {
+    int mode = 0;
+    if (nvml->compute_mode(d, &mode) == NVML_SUCCESS && mode >= 0)
+      o.compute_mode = static_cast<unsigned>(mode);
+  }
+  return o;
+}
+
+std::optional<NvmlUtilization> nvml_utilization(const std::string& pci_bus_id) {
+  Nvml* nvml = nvml_future().get();
+  if (!nvml->ready || !nvml->utilization) return std::nullopt;
+  nvmlDevice_t d = find(*nvml, pci_bus_id);
+  nvmlUtilization_t u{};
+  if (d == nullptr || nvml->utilization(d, &u) != NVML_SUCCESS) return std::nullopt;
+  return NvmlUtilization{u.gpu, u.memory};
 }
 
 std::optional<std::string> nvml_driver_version() {

@@ -54,9 +54,11 @@ const CheckResult& find(const std::vector<CheckResult>& results, const std::stri
 TEST(CheckKinds, ParsesListsAndRejectsUnknownNames) {
   EXPECT_EQ(parse_kind_list("compute,memory", "--only"),
             (std::set<Kind>{Kind::compute, Kind::memory}));
-  EXPECT_EQ(select_kinds(std::nullopt, std::nullopt).size(), 6u);
+  EXPECT_EQ(select_kinds(std::nullopt, std::nullopt).size(), 7u);
   EXPECT_EQ(select_kinds(std::nullopt, std::string("peer,health")),
-            (std::set<Kind>{Kind::identity, Kind::compute, Kind::memory, Kind::hostlink}));
+            (std::set<Kind>{Kind::identity, Kind::occupancy, Kind::compute, Kind::memory,
+                            Kind::hostlink}));
+  EXPECT_EQ(parse_kind_list("occupancy", "--only"), (std::set<Kind>{Kind::occupancy}));
   try {
     parse_kind_list("compute,gpu-burn", "--only");
     FAIL() << "no error";
@@ -147,16 +149,16 @@ TEST(CheckHealth, DcgmThresholdsFail) {
   EXPECT_EQ(find(health_results(h, PcieLink{5, 16}), "row_remap").verdict, Verdict::fail);
 }
 
-TEST(CheckHealth, LinkBelowMaximumFailsAndThrottleWarns) {
+TEST(CheckHealth, LinkBelowMaximumFailsAndThermalThrottleFails) {
   NvmlHealth h = healthy_h100();
   h.throttle_reasons = 0x1 | 0x4 | 0x40;
   auto results = health_results(h, PcieLink{5, 4});
   EXPECT_EQ(find(results, "pcie_link").verdict, Verdict::fail);
   EXPECT_NE(find(results, "pcie_link").reason.find("Gen5 x4 while busy, maximum Gen5 x16"),
             std::string::npos);
-  EXPECT_EQ(find(results, "throttle").verdict, Verdict::warn);
+  EXPECT_EQ(find(results, "throttle").verdict, Verdict::fail);
   EXPECT_EQ(find(results, "throttle").reason,
-            "clocks held down by sw_power_cap, hw_thermal_slowdown");
+            "clocks held down by hw_thermal_slowdown (fail); normal: gpu_idle, sw_power_cap");
   EXPECT_EQ(find(health_results(h, PcieLink{3, 16}), "pcie_link").verdict, Verdict::fail);
   // Not read while busy: skipped, not passed.
   EXPECT_EQ(find(health_results(h, std::nullopt), "pcie_link").verdict, Verdict::skipped);
@@ -250,7 +252,7 @@ Report sample_report() {
   report.kernel_form = "SASS sm_90 + PTX compute_75";
   report.seconds = 0.53;
   report.node_checks = node_identity_results({h100(0)}, {}, std::nullopt);
-  DeviceReport device{h100(0), {}};
+  DeviceReport device{h100(0), {}, std::nullopt};
   device.checks.push_back(identity_result(device.identity, {}, std::nullopt));
   device.checks.push_back(compute_result(0, 16777216, 132, 132, "SASS sm_90", ""));
   device.checks.push_back(

@@ -27,8 +27,9 @@ std::string_view verdict_name(Verdict v);
 // The more severe of two verdicts: fail > warn > pass > skipped.
 Verdict worse(Verdict a, Verdict b);
 
-// The checks --only and --skip name.
-enum class Kind { identity, health, compute, memory, hostlink, peer };
+// The checks --only and --skip name, in the order they run (occupancy first: it reads who
+// else uses the device before cudatool's own context exists).
+enum class Kind { identity, occupancy, health, compute, memory, hostlink, peer };
 std::string_view kind_name(Kind k);
 const std::vector<Kind>& all_kinds();
 // "compute,memory" -> {compute, memory}; UsageError naming `source` for an unknown name.
@@ -47,12 +48,76 @@ struct CheckResult {
   std::string comparison;   // how value meets threshold: ">=", "<=", "==" ("" if none)
   std::string reason;       // why (always set for warn, fail and skipped)
   std::optional<int> peer;  // peer checks: the destination device's ordinal
+  // A measurement taken while other processes used the device: who ("" when it was not).
+  std::string shared_with;
 };
+
+// ---- Occupancy: who else uses a device (NVML, no context needed) ----
+
+struct GpuProcess {
+  unsigned pid = 0;
+  std::string name;  // argv[0]'s file name, else /proc/<pid>/comm; "" where unreadable
+  std::optional<std::uint64_t> used_memory;  // absent where NVML cannot say
+  bool compute = false;
+  bool graphics = false;
+};
+
+struct Occupancy {
+  // The other processes on the device (cudatool itself left out); absent where NVML cannot
+  // list them (processes_why_not says why).
+  std::optional<std::vector<GpuProcess>> processes;
+  std::string processes_why_not;
+  std::string names_why_not;  // why the processes have no names ("" where they were read)
+  std::optional<std::uint64_t> used_memory, total_memory;  // bytes
+  bool used_excludes_reserved = false;  // NVML's v2 memory query: the driver's share left out
+  // The highest of `utilization_readings` readings over `window_s` seconds.
+  std::optional<unsigned> gpu_utilization, memory_utilization;
+  int utilization_readings = 0;
+  double window_s = 0;
+  std::optional<unsigned> compute_mode;  // nvmlComputeMode_t
+  // The driver refused cudatool a context (CUDA_ERROR_DEVICE_UNAVAILABLE): another process
+  // holds an exclusive-process device, whether NVML lists it or not.
+  bool context_refused = false;
+};
+
+struct OccupancyPolicy {
+  bool require_idle = false;                     // any finding fails (else warns)
+  std::optional<std::uint64_t> max_used_memory;  // given: used memory above it fails
+};
+// Memory used by others that counts as occupied when no --max-used-memory is given: above
+// what an idle GPU shows with NVML's older memory query (its driver reservation).
+inline constexpr std::uint64_t kIdleUsedMemory = 1ull << 30;
+
+// nvmlComputeMode_t by name: "default", "exclusive_thread", "prohibited",
+// "exclusive_process"; "mode N" otherwise.
+std::string compute_mode_name(unsigned mode);
+// The occupancy check's results: processes, used_memory, utilization, compute_mode.
+std::vector<CheckResult> occupancy_results(const Occupancy& occupancy,
+                                           const OccupancyPolicy& policy);
+// Who else uses the device ("pid 4242 (python3, 77.7 GiB)", or what shows it where NVML
+// lists no process); "" when nobody does. Measurements taken then are shared.
+std::string sharers(const Occupancy& occupancy, const OccupancyPolicy& policy);
+// Why no context can be made on the device (prohibited, or exclusive-process and held);
+// "" when one can.
+std::string context_blocked(const Occupancy& occupancy);
+// Marks a measurement as taken while `sharers` used the device: the reason says so, and a
+// shortfall (a rate that failed ">=" its threshold) becomes a warning, a fail only under
+// --require-idle. Applied to a rate before a data error overrides it: wrong data fails
+// whoever shares the device.
+void mark_shared(CheckResult& result, const std::string& sharers, bool require_idle);
+// The name of process `pid`: argv[0]'s file name from <proc_root>/<pid>/cmdline (never its
+// arguments, which may hold secrets), else <proc_root>/<pid>/comm; "" where neither reads.
+std::string process_name(unsigned pid, const std::string& proc_root = "/proc");
+// Whether this process runs in the initial PID namespace (/proc/self/ns/pid is the kernel's
+// PROC_PID_INIT_INO), where NVML's pids, the host's, are its own: in a container's namespace
+// /proc/<pid> may be another process, so names are not read there.
+bool in_initial_pid_namespace(const std::string& proc_root = "/proc");
 
 struct DeviceReport {
   DeviceInfo identity;
   std::vector<CheckResult> checks;
-  Verdict verdict() const;  // the worst of its checks (skipped when it has none)
+  std::optional<Occupancy> occupancy;  // where the occupancy check read NVML
+  Verdict verdict() const;             // the worst of its checks (skipped when it has none)
 };
 
 struct Report {
@@ -77,6 +142,7 @@ struct Options {
   std::optional<std::string> expect_name;  // every device's name contains this
   std::optional<int> expect_count;         // exactly this many devices
   Thresholds thresholds;
+  OccupancyPolicy occupancy;
   bool inject_compute_fault = false;  // test only: the compute kernel flips one element
 };
 
@@ -112,7 +178,18 @@ CheckResult rate_result(Kind kind, std::string name, double measured,
 // was busy (absent: not read).
 std::vector<CheckResult> health_results(const NvmlHealth& health,
                                         const std::optional<PcieLink>& busy_link);
-// Names of the clock-event (throttle) reason bits set in `reasons`, idle excluded.
+// The clock-event (throttle) reasons by meaning: the faults (hardware slowdown, thermal and
+// power brake, the driver's thermal slowdown) warn or fail as DCGM's diagnostics treat them;
+// the rest (idle, the power cap, application clocks, sync boost, display clocks) is how a
+// GPU under load or at rest runs, named but never warned about.
+struct ThrottleReason {
+  unsigned long long bit;
+  std::string_view name;
+  Verdict verdict;  // pass: normal
+};
+const std::vector<ThrottleReason>& throttle_reason_table();
+// Names of the clock-event reason bits set in `reasons`, idle excluded; an unknown bit as
+// "0x200".
 std::vector<std::string> throttle_reason_names(unsigned long long reasons);
 
 // The compute check: `mismatches` of `elements` differ; blocks ran on `sms_seen` of

@@ -25,7 +25,8 @@ std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id);
 std::optional<std::string> nvml_driver_version();
 
 // Whether NVML is loaded and initialised; when not, `why` says why ("CUDATOOL_NO_NVML is
-// set", "libnvidia-ml.so.1 not found", "nvmlInit_v2 failed: 9").
+// set", "libnvidia-ml.so.1 not found", "nvmlInit_v2 failed: 9"). CUDATOOL_LIBNVML names
+// another file to open instead of libnvidia-ml.so.1 (tests use a fake NVML).
 bool nvml_available(std::string* why = nullptr);
 
 // What the health check reads from NVML, one optional per reading: absent where NVML
@@ -62,6 +63,38 @@ struct PcieLink {
   unsigned width = 0;
 };
 std::optional<PcieLink> nvml_current_pcie_link(const std::string& pci_bus_id);
+
+// Who else uses the device, as NVML sees it without a CUDA context: the processes with a
+// compute or graphics context on it, its memory and compute mode. Read by `check` before
+// it creates its own context.
+struct NvmlProcess {
+  unsigned pid = 0;
+  // Absent where NVML cannot say (NVML_VALUE_NOT_AVAILABLE: Windows WDDM, some containers).
+  std::optional<std::uint64_t> used_memory;
+  bool compute = false;
+  bool graphics = false;
+};
+struct NvmlOccupancy {
+  bool found = false;  // the device was found in NVML by its PCI bus id
+  // Absent where NVML cannot list them (`processes_why_not` says why).
+  std::optional<std::vector<NvmlProcess>> processes;
+  std::string processes_why_not;
+  // `used` excludes the driver's own reservation where NVML has nvmlDeviceGetMemoryInfo_v2
+  // (`used_excludes_reserved`); the older call counts it as used.
+  std::optional<MemoryUsage> memory;
+  bool used_excludes_reserved = false;
+  std::optional<unsigned>
+      compute_mode;  // nvmlComputeMode_t: 0 default, 2 prohibited, 3 exclusive process
+};
+std::optional<NvmlOccupancy> nvml_occupancy(const std::string& pci_bus_id);
+
+// nvmlDeviceGetUtilizationRates: the percentage of the driver's last sample period (1/6 s to
+// 1 s, by product) in which a kernel ran, and in which device memory was read or written.
+struct NvmlUtilization {
+  unsigned gpu = 0;
+  unsigned memory = 0;
+};
+std::optional<NvmlUtilization> nvml_utilization(const std::string& pci_bus_id);
 
 // Starts loading and initialising NVML on a background thread, so its cost overlaps
 // cuInit's; nvml_memory_usage waits for it.

@@ -1,0 +1,198 @@
+// A fake NVML (libfakenvml.so) for tests of `check` on machines without a GPU: cudatool
+// opens it instead of libnvidia-ml.so.1 when CUDATOOL_LIBNVML names it. Its devices are
+// the fake driver's (PCI bus 1, 2, ...: "0000:01:00.0"), each a healthy Hopper-like GPU
+// (ECC on, no errors, rows remapped none, PCIe Gen5 x16, no NVLink, no page retirement),
+// with what the occupancy and throttle checks read set by these variables:
+//   FAKE_NVML_INIT_RESULT     nvmlInit_v2's answer (default 0)
+//   FAKE_NVML_PROCESSES       processes, comma-separated BUS/PID/BYTES/KIND entries: KIND C
+//                             (compute) or G (graphics), BYTES "na" for "not available"
+//                             (e.g. "1/4242/83429425152/C,1/99/na/G")
+//   FAKE_NVML_PROCESS_RESULT  the process queries' answer instead (4: no permission)
+//   FAKE_NVML_USED_MEMORY     used bytes per device (default: its processes' sum)
+//   FAKE_NVML_UTILIZATION     "GPU,MEMORY" percentages (default "0,0")
+//   FAKE_NVML_COMPUTE_MODE    nvmlComputeMode_t (default 0; 2 prohibited, 3 exclusive)
+//   FAKE_NVML_CLOCK_EVENTS    clock-event reason bits, decimal or 0x hex (default 0x1: idle)
+//   FAKE_NVML_NO_MEMORY_V2    set: nvmlDeviceGetMemoryInfo_v2 answers "not supported"
+// It never replaces a run on a real GPU: every value is made up.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using nvmlReturn_t = int;
+constexpr nvmlReturn_t kSuccess = 0, kInvalidArgument = 2, kNotSupported = 3, kNotFound = 6,
+                       kInsufficientSize = 7, kVersionMismatch = 25;
+constexpr unsigned long long kTotal = 85899345920ull;  // the fake driver's 80 GiB
+constexpr unsigned long long kReserved = 512ull << 20;
+
+struct Device;  // a handle is the bus number, cast
+struct Memory {
+  unsigned long long total, free, used;
+};
+struct MemoryV2 {
+  unsigned version;
+  unsigned long long total, reserved, free, used;
+};
+struct ProcessInfo {
+  unsigned pid;
+  unsigned long long usedGpuMemory;
+  unsigned gpuInstanceId, computeInstanceId;
+};
+struct Utilization {
+  unsigned gpu, memory;
+};
+
+std::string env(const char* name, const char* fallback) {
+  const char* value = std::getenv(name);
+  return value ? value : fallback;
+}
+
+unsigned bus_of(Device* d) {
+  return static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(d));
+}
+
+struct FakeProcess {
+  unsigned bus, pid;
+  unsigned long long bytes;  // ~0: not available
+  char kind;
+};
+
+std::vector<FakeProcess> processes() {
+  std::vector<FakeProcess> out;
+  const std::string list = env("FAKE_NVML_PROCESSES", "");
+  std::size_t start = 0;
+  while (start < list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    const std::string item = list.substr(start, end - start);
+    FakeProcess p{};
+    char bytes[32] = {};
+    if (std::sscanf(item.c_str(), "%u/%u/%31[^/]/%c", &p.bus, &p.pid, bytes, &p.kind) == 4) {
+      p.bytes = std::string(bytes) == "na" ? ~0ull : std::strtoull(bytes, nullptr, 10);
+      out.push_back(p);
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+unsigned long long used_memory(unsigned bus) {
+  const std::string given = env("FAKE_NVML_USED_MEMORY", "");
+  if (!given.empty()) return std::strtoull(given.c_str(), nullptr, 10);
+  unsigned long long used = 0;
+  for (const auto& p : processes())
+    if (p.bus == bus && p.bytes != ~0ull) used += p.bytes;
+  return used;
+}
+
+nvmlReturn_t list_processes(Device* d, unsigned* count, ProcessInfo* infos, char kind) {
+  if (count == nullptr) return kInvalidArgument;
+  const int forced = std::atoi(env("FAKE_NVML_PROCESS_RESULT", "0").c_str());
+  if (forced != 0) return forced;
+  std::vector<ProcessInfo> mine;
+  for (const auto& p : processes())
+    if (p.bus == bus_of(d) && p.kind == kind) mine.push_back({p.pid, p.bytes, ~0u, ~0u});
+  if (*count < mine.size()) {
+    *count = static_cast<unsigned>(mine.size());
+    return kInsufficientSize;
+  }
+  *count = static_cast<unsigned>(mine.size());
+  if (!mine.empty()) std::memcpy(infos, mine.data(), mine.size() * sizeof(ProcessInfo));
+  return kSuccess;
+}
+
+}  // namespace
+
+extern "C" {
+
+nvmlReturn_t nvmlInit_v2() {
+  return std::atoi(env("FAKE_NVML_INIT_RESULT", "0").c_str());
+}
+nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned length) {
+  std::snprintf(version, length, "%s", "999.99.99");
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* id, Device** device) {
+  unsigned domain = 0, bus = 0, dev = 0, fn = 0;
+  if (std::sscanf(id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4) return kInvalidArgument;
+  if (bus < 1 || bus > 16) return kNotFound;
+  *device = reinterpret_cast<Device*>(static_cast<std::uintptr_t>(bus));
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetMemoryInfo(Device* d, Memory* m) {
+  m->total = kTotal;
+  m->used = used_memory(bus_of(d)) + kReserved;  // the v1 query counts the reservation
+  m->free = m->total - m->used;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(Device* d, MemoryV2* m) {
+  if (!env("FAKE_NVML_NO_MEMORY_V2", "").empty()) return kNotSupported;
+  if (m->version != (static_cast<unsigned>(sizeof(MemoryV2)) | (2u << 24))) return kVersionMismatch;
+  m->total = kTotal;
+  m->reserved = kReserved;
+  m->used = used_memory(bus_of(d));
+  m->free = m->total - m->reserved - m->used;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(Device* d, unsigned* count,
+                                                     ProcessInfo* infos) {
+  return list_processes(d, count, infos, 'C');
+}
+nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(Device* d, unsigned* count,
+                                                      ProcessInfo* infos) {
+  return list_processes(d, count, infos, 'G');
+}
+nvmlReturn_t nvmlDeviceGetUtilizationRates(Device*, Utilization* u) {
+  unsigned gpu = 0, memory = 0;
+  std::sscanf(env("FAKE_NVML_UTILIZATION", "0,0").c_str(), "%u,%u", &gpu, &memory);
+  u->gpu = gpu;
+  u->memory = memory;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetComputeMode(Device*, int* mode) {
+  *mode = std::atoi(env("FAKE_NVML_COMPUTE_MODE", "0").c_str());
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(Device*, unsigned long long* reasons) {
+  *reasons = std::strtoull(env("FAKE_NVML_CLOCK_EVENTS", "0x1").c_str(), nullptr, 0);
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetEccMode(Device*, int* current, int* pending) {
+  *current = *pending = 1;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(Device*, int, int, unsigned long long* count) {
+  *count = 0;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetRemappedRows(Device*, unsigned* correctable, unsigned* uncorrectable,
+                                       unsigned* pending, unsigned* failed) {
+  *correctable = *uncorrectable = *pending = *failed = 0;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(Device*, unsigned* value) {
+  *value = 5;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(Device*, unsigned* value) {
+  *value = 16;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(Device*, unsigned* value) {
+  *value = 5;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(Device*, unsigned* value) {
+  *value = 16;
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetMigMode(Device*, unsigned* current, unsigned* pending) {
+  *current = *pending = 0;
+  return kSuccess;
+}
+
+}  // extern "C"
