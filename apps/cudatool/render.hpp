@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cudatool/base/text.hpp"
+
 namespace cudatool::app {
 
 // The version of the --json format, one number for every document (cudatool(1), JSON
@@ -20,6 +22,21 @@ inline void print_json(nlohmann::json j) {
   // not UTF-8: each such byte is written as U+FFFD, the replacement character (nlohmann's
   // error_handler_t::replace), never an abort.
   std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+// The longest error line, in bytes of the message before escaping.
+inline constexpr std::size_t kMaxErrorMessage = 2000;
+
+// An error message as one printable line: newlines become blanks, other control characters
+// and bytes that are not UTF-8 are escaped (text.hpp), and the whole is cut at
+// kMaxErrorMessage. Values inside are already cut where they are echoed (quote_input());
+// this is the backstop. The executable prints it after "cudatool: "; the Python module's
+// exceptions carry it.
+inline std::string one_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  for (auto& c : text)
+    if (c == '\n') c = ' ';
+  return printable(text, kMaxErrorMessage);
 }
 
 // Pads `text` with spaces to `width` characters (left-aligned).
