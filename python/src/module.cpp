@@ -344,7 +344,7 @@ NB_MODULE(_cudatool, m) {
       .def_prop_ro("max_warps_per_mp",
                    [](const PyOccupancyRecord& r) { return r.record.max_warps_per_mp; })
       .def_prop_ro("occupancy", [](const PyOccupancyRecord& r) { return r.record.occupancy; })
-      .def_prop_ro("limits",
+      .def_prop_ro("block_limits",
                    [](const PyOccupancyRecord& r) {
                      nlohmann::json j = r.record.limits;
                      return to_python(j);
