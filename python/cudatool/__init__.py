@@ -16,8 +16,12 @@ Python.
 from __future__ import annotations
 
 import os
-import tempfile
-from typing import Iterable, Sequence, Union
+
+TYPE_CHECKING = False  # typing is not imported at run time (importing stays cheap)
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence, Union
+
+    PathLike = Union[str, os.PathLike]
 
 from . import _cudatool
 from ._errors import (
@@ -76,7 +80,7 @@ __all__ = [
     "CheckFailed",
 ]
 
-PathLike = Union[str, "os.PathLike[str]"]
+# Kept lean: importing costs a few milliseconds (json and tempfile load where used).
 _PREFIX = "cudatool: "
 
 
@@ -84,7 +88,7 @@ def _lines(err: str) -> list[str]:
     return [line[len(_PREFIX):] if line.startswith(_PREFIX) else line for line in err.splitlines()]
 
 
-def _run(arguments: list[str]) -> tuple[int, str, list[str]]:
+def _run(arguments: list[str]) -> tuple[int, bytes, list[str]]:
     status, out, err = _cudatool.run_command([str(a) for a in arguments])
     return status, out, _lines(err)
 
@@ -269,6 +273,8 @@ def compile(  # noqa: A001 - the command's name
     text = os.fspath(source_or_path) if isinstance(source_or_path, os.PathLike) else source_or_path
     if isinstance(source_or_path, os.PathLike) or ("\n" not in text and os.path.isfile(text)):
         return _compiled(arguments + ["--", text])
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="cudatool-") as directory:
         path = os.path.join(directory, os.path.basename(name))
         with open(path, "w", encoding="utf-8") as file:

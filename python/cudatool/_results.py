@@ -7,8 +7,9 @@ command's ``--json`` output, ``schema_version`` included) and ``repr()`` shows t
 
 from __future__ import annotations
 
-import json
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _wrap(value: Any) -> Any:
@@ -24,7 +25,7 @@ class Result:
 
     __slots__ = ("_document", "_text")
 
-    def __init__(self, document: dict | None = None, *, text: str | None = None) -> None:
+    def __init__(self, document: dict | None = None, *, text: bytes | None = None) -> None:
         # A large document (kernels of a big library) is kept as text until first read.
         self._document = document
         self._text = text
@@ -32,6 +33,8 @@ class Result:
     def to_dict(self) -> dict:
         """The document, as ``json.loads`` of the command's ``--json`` output gives it."""
         if self._document is None:
+            import json
+
             self._document = json.loads(self._text) if self._text else {}
             self._text = None
         return self._document
@@ -104,7 +107,7 @@ class Kernels(Result):
 
     __slots__ = ("warnings", "unreadable_entries")
 
-    def __init__(self, text: str, warnings: list[str], unreadable_entries: bool) -> None:
+    def __init__(self, text: bytes, warnings: list[str], unreadable_entries: bool) -> None:
         super().__init__(text=text)
         self.warnings = warnings
         self.unreadable_entries = unreadable_entries

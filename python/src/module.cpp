@@ -89,13 +89,15 @@ nb::object known(const PyDeviceData& d, const char* column, long long value) {
   return nb::int_(value);
 }
 
-std::tuple<int, std::string, std::string> run_command(const std::vector<std::string>& arguments) {
+// Standard output as bytes (json.loads reads them as they are: a document of 50 MB is not
+// decoded into a str first), standard error as text.
+std::tuple<int, nb::bytes, std::string> run_command(const std::vector<std::string>& arguments) {
   app::InProcessRun run;
   {
     nb::gil_scoped_release unlocked;
     run = app::run_in_process(arguments);
   }
-  return {to_int(run.status), std::move(run.out), std::move(run.err)};
+  return {to_int(run.status), nb::bytes(run.out.data(), run.out.size()), std::move(run.err)};
 }
 
 // The occupancy document of `cudatool occupancy --json` for this record's inputs.
@@ -190,7 +192,7 @@ NB_MODULE(_cudatool, m) {
 
   m.def("run_command", &run_command, "arguments"_a,
         "Runs `cudatool ARGUMENTS...` in this process (the GIL released): (exit status, "
-        "standard output, standard error). An error the command raises is raised.");
+        "standard output as bytes, standard error). An error the command raises is raised.");
 
   nb::class_<PyDeviceData>(m, "DeviceData")
       .def(
@@ -368,8 +370,12 @@ NB_MODULE(_cudatool, m) {
                    })
       .def("to_dict",
            [](const PyOccupancyRecord& r) {
-             const auto [status, out, err] = run_command(record_command(r));
-             return json_loads(out);
+             app::InProcessRun run;
+             {
+               nb::gil_scoped_release unlocked;
+               run = app::run_in_process(record_command(r));
+             }
+             return json_loads(run.out);
            })
       .def("__repr__", [](const PyOccupancyRecord& r) {
         char occupancy[32];
