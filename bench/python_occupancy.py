@@ -68,12 +68,23 @@ def main():
     if not args.cli:
         print("kernels(): no cudatool executable (--cli), skipped")
         return
+    # Interleaved round by round (RESULTS.md: ratios side by side, never across runs).
+    cli_times, module_times, parsed_times = [], [], []
     with open(os.devnull, "w") as null:
-        cli, cli_median = best_of(args.runs, lambda: subprocess.run(
-            [args.cli, "kernels", "--json", "--no-progress", args.library], stdout=null,
-            check=True))
-    module, module_median = best_of(args.runs, lambda: cudatool.kernels(args.library))
-    parsed, parsed_median = best_of(args.runs, lambda: cudatool.kernels(args.library).to_dict())
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            subprocess.run([args.cli, "kernels", "--json", "--no-progress", args.library],
+                           stdout=null, check=True)
+            cli_times.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            result = cudatool.kernels(args.library)
+            module_times.append(time.perf_counter() - start)
+            result.to_dict()
+            parsed_times.append(time.perf_counter() - start)
+            del result
+    cli, module, parsed = min(cli_times), min(module_times), min(parsed_times)
+    cli_median, module_median, parsed_median = (statistics.median(t) for t in
+                                                (cli_times, module_times, parsed_times))
     count = len(cudatool.kernels(args.library).to_dict()["kernels"])
     print(f"kernels({os.path.basename(args.library)}), {count:,} kernels: CLI {cli:.3f} s, "
           f"kernels() {module:.3f} s ({(module / cli - 1) * 100:+.1f}%), kernels().to_dict() "

@@ -50,3 +50,37 @@ def test_kernels_errors(tmp_path):
         cudatool.kernels(plain, kernel="(")
     with pytest.raises(cudatool.UsageError):
         cudatool.kernels(plain, threads=0)
+
+
+def test_kernels_releases_the_gil():
+    # Another Python thread runs while kernels() reads a large library: the call does not
+    # hold the GIL. Held for the whole call, the ticks could not come while it runs.
+    import threading
+    import time
+
+    lib = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64")
+    candidates = sorted(glob.glob(os.path.join(lib, "libcu*.so*")), key=os.path.getsize)
+    if not candidates:
+        pytest.skip(f"no CUDA library in {lib}")
+    # A library of some tens of MB (a second or so on one thread), else the largest.
+    path = os.path.realpath(next((c for c in candidates if os.path.getsize(c) > 30 << 20),
+                                 candidates[-1]))
+    ticks = []
+    done = threading.Event()
+    call = []
+
+    def read():
+        start = time.perf_counter()
+        cudatool.kernels(path, jobs=1)
+        call.append((start, time.perf_counter()))
+        done.set()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    while not done.is_set():
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    reader.join()
+    start, end = call[0]
+    during = [t for t in ticks if start < t < end]
+    assert end - start > 0.05 and len(during) >= 10, (path, end - start, len(during))
