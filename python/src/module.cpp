@@ -194,7 +194,12 @@ NB_MODULE(_cudatool, m) {
         "Runs `cudatool ARGUMENTS...` in this process (the GIL released): (exit status, "
         "standard output as bytes, standard error). An error the command raises is raised.");
 
-  nb::class_<PyDeviceData>(m, "DeviceData")
+  nb::class_<PyDeviceData>(
+      m, "DeviceData",
+      "What occupancy depends on (PyCUDA's DeviceData): DeviceData(\"sm_90\") from cudatool's "
+      "architecture table (no GPU, no driver), or DeviceData(device=0) from a live device's "
+      "attributes (no context). PyCUDA's fields are None where the table does not know a value; "
+      "to_dict() is the device member of `cudatool occupancy --json`.")
       .def(
           "__init__",
           [](PyDeviceData* self, std::optional<std::string> arch,
@@ -318,7 +323,13 @@ NB_MODULE(_cudatool, m) {
                ") <" + p.name + ", compute capability " + p.compute_capability.str() + ">";
       });
 
-  nb::class_<PyOccupancyRecord>(m, "OccupancyRecord")
+  nb::class_<PyOccupancyRecord>(
+      m, "OccupancyRecord",
+      "Exact occupancy (PyCUDA's OccupancyRecord; the toolkit's cuda_occupancy.h, what "
+      "cuOccupancyMaxActiveBlocksPerMultiprocessor answers) of blocks of `threads` threads, "
+      "`shared_mem` bytes of shared memory in total and `registers` per thread: tb_per_mp, "
+      "limited_by, warps_per_mp, occupancy, block_limits. to_dict() is `cudatool occupancy "
+      "--json` for the same inputs.")
       .def(
           "__init__",
           [](PyOccupancyRecord* self, nb::handle devdata, int threads, std::size_t shared_mem,
