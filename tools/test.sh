@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # Builds cudatool and runs the whole test suite through ctest, then the same suite in an
 # AddressSanitizer/UndefinedBehaviorSanitizer build. GPU tests skip, with their reason,
-# where no GPU or driver is found. Usage: bash tools/test.sh [--no-sanitize]
+# where no GPU or driver is found. The Python module is built and tested in the first build
+# (its pytest suite runs under ctest), and the wheel `pip install .` makes is built and
+# installed into a fresh venv (tools/test-wheel.sh). Usage: bash tools/test.sh [--no-sanitize]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=${CUDA_HOME:-/usr/local/cuda}/bin:$PATH
 jobs=$(nproc)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDATOOL_WERROR=ON >/dev/null
+# The venv with the module's build requirements and pytest (tools/python-env.sh).
+python=$(bash tools/python-env.sh)
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDATOOL_WERROR=ON \
+  -DCUDATOOL_BUILD_PYTHON=ON -DPython_EXECUTABLE="$python" >/dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+bash tools/test-wheel.sh "$python" build
 if [ "${1:-}" != "--no-sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUDATOOL_SANITIZE=ON \
     -DCUDATOOL_BUILD_BENCHMARKS=OFF -DCUDATOOL_WERROR=ON >/dev/null

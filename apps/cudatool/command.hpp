@@ -41,4 +41,13 @@ Command add_completion(CLI::App& root, GlobalOptions& global);
 Command add_check(CLI::App& root, GlobalOptions& global);
 Command add_kernels(CLI::App& root, GlobalOptions& global);
 
+// The whole command line (commands.cpp): the version flag, the footer and every subcommand
+// above, for the executable and for the in-process runner alike.
+std::vector<Command> add_commands(CLI::App& root, GlobalOptions& global);
+// The one line a command line that does not parse gets (CLI11's message, or the unknown
+// command and the commands there are), with where to find help. `arguments` starts with
+// the program's name.
+std::string parse_error_message(const CLI::App& root, const CLI::ParseError& error,
+                                const std::vector<std::string>& arguments);
+
 }  // namespace cudatool::app

@@ -24,17 +24,6 @@ namespace {
 
 using cudatool::ExitStatus;
 
-// An error message as one printable line: newlines become blanks, other control characters
-// and bytes that are not UTF-8 are escaped (text.hpp), and the whole is cut at kMaxMessageLine
-// (render.hpp). Values inside are already cut where they are echoed (quote_input()); this is the
-// backstop.
-std::string one_line(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  for (auto& c : text)
-    if (c == '\n') c = ' ';
-  return cudatool::printable(text, cudatool::app::kMaxMessageLine);
-}
-
 // A closed standard descriptor would be reused by the next open(): an output file would
 // then receive what is meant for stdout. Each closed one is opened on /dev/null, stdout
 // and stderr read-only, so that writing to them still fails and is reported.
@@ -142,7 +131,7 @@ int report(const std::exception& e, bool json) {
   try {
     // An allocation that failed where nothing named it: say what happened, not "std::bad_alloc".
     message = dynamic_cast<const std::bad_alloc*>(&e) ? "out of memory (an allocation failed)"
-                                                      : one_line(e.what());
+                                                      : cudatool::app::one_line(e.what());
   } catch (...) {
     message = "out of memory while reporting an error";
   }
@@ -169,21 +158,8 @@ int main(int argc, char** argv) {
   std::cout.rdbuf(&standard_output());
   if (::isatty(STDOUT_FILENO)) std::cout << std::unitbuf;  // a terminal sees lines as they come
   CLI::App app{"cudatool: the truth about your CUDA GPUs", "cudatool"};
-  app.set_version_flag("--version", std::string("cudatool ") + CUDATOOL_VERSION);
-  app.require_subcommand(1);
-  app.footer(
-      "Exit codes: 0 ok, 1 internal error, 2 usage, 3 no driver, 4 no device or "
-      "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch, 9 a check "
-      "failed (cudatool check). "
-      "See cudatool(1).");
-
   cudatool::app::GlobalOptions global;
-  std::vector<cudatool::app::Command> commands = {
-      cudatool::app::add_devices(app, global),    cudatool::app::add_attrs(app, global),
-      cudatool::app::add_compile(app, global),    cudatool::app::add_bench_pool(app, global),
-      cudatool::app::add_occupancy(app, global),  cudatool::app::add_kernels(app, global),
-      cudatool::app::add_completion(app, global), cudatool::app::add_check(app, global),
-  };
+  const std::vector<cudatool::app::Command> commands = cudatool::app::add_commands(app, global);
 
   std::vector<std::string> arguments(argv, argv + argc);
   if (argc > 1 && arguments[1] == "compile")
@@ -202,17 +178,7 @@ int main(int argc, char** argv) {
     return finish(app.exit(e));
   } catch (const CLI::ParseError& e) {
     // CLI11's own codes (100-114) become the tool's usage code, with one line on stderr.
-    std::string message = one_line(e.what());
-    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
-      std::string names;
-      for (const CLI::App* sub : app.get_subcommands({}))
-        names += (names.empty() ? "" : ", ") + sub->get_name();
-      message = "unknown command " + cudatool::quote_input(argv[1]) + " (commands: " + names + ")";
-    }
-    const auto parsed = app.get_subcommands();
-    const std::string help =
-        parsed.empty() ? "cudatool --help" : "cudatool " + parsed.back()->get_name() + " --help";
-    message += " (see '" + help + "')";
+    const std::string message = cudatool::app::parse_error_message(app, e, arguments);
     std::cerr << "cudatool: " << message << '\n';
     if (asks_for_json(arguments)) print_error_document(ExitStatus::usage, message, nullptr);
     return finish(cudatool::to_int(ExitStatus::usage));

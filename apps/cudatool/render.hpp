@@ -36,6 +36,18 @@ inline void print_message(std::string_view text) {
   std::cerr << "cudatool: " << printable(text, kMaxMessageLine) << '\n';
 }
 
+// An error message as one printable line: newlines become blanks, other control characters
+// and bytes that are not UTF-8 are escaped (text.hpp), and the whole is cut at
+// kMaxMessageLine. Values inside are already cut where they are echoed (quote_input());
+// this is the backstop. The executable prints it after "cudatool: "; the Python module's
+// exceptions carry it.
+inline std::string one_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  for (auto& c : text)
+    if (c == '\n') c = ' ';
+  return printable(text, kMaxMessageLine);
+}
+
 // Pads `text` with spaces to `width` characters (left-aligned).
 inline std::string pad(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : text + std::string(width - text.size(), ' ');

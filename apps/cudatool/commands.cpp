@@ -1,0 +1,44 @@
+// The root command line, shared by the executable (main.cpp) and the in-process runner
+// (in_process.cpp): the version flag, the footer, and every subcommand.
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "cudatool/base/text.hpp"
+#include "render.hpp"
+
+namespace cudatool::app {
+
+std::vector<Command> add_commands(CLI::App& root, GlobalOptions& global) {
+  root.set_version_flag("--version", std::string("cudatool ") + CUDATOOL_VERSION);
+  root.require_subcommand(1);
+  root.footer(
+      "Exit codes: 0 ok, 1 internal error, 2 usage, 3 no driver, 4 no device or "
+      "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch, 9 a check "
+      "failed (cudatool check), 10 an unreadable entry in a readable file (cudatool kernels). "
+      "See cudatool(1).");
+  return {
+      add_devices(root, global),    add_attrs(root, global),     add_compile(root, global),
+      add_bench_pool(root, global), add_occupancy(root, global), add_kernels(root, global),
+      add_completion(root, global), add_check(root, global),
+  };
+}
+
+std::string parse_error_message(const CLI::App& root, const CLI::ParseError& error,
+                                const std::vector<std::string>& arguments) {
+  std::string message = one_line(error.what());
+  if (root.get_subcommands().empty() && arguments.size() > 1 &&
+      (arguments[1].empty() || arguments[1][0] != '-')) {
+    std::string names;
+    for (const CLI::App* sub : root.get_subcommands({}))
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    message = "unknown command " + quote_input(arguments[1]) + " (commands: " + names + ")";
+  }
+  const auto parsed = root.get_subcommands();
+  const std::string help =
+      parsed.empty() ? "cudatool --help" : "cudatool " + parsed.back()->get_name() + " --help";
+  return message + " (see '" + help + "')";
+}
+
+}  // namespace cudatool::app

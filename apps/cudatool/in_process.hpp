@@ -1,0 +1,26 @@
+// A command line run inside this process, as the executable runs it, with what it writes to
+// standard output and standard error captured: how the Python module (python/) gets the
+// same documents as `cudatool ... --json`, made by the same code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cudatool/base/exit_status.hpp"
+
+namespace cudatool::app {
+
+struct InProcessRun {
+  ExitStatus status = ExitStatus::success;
+  std::string out;  // what the command wrote to std::cout
+  std::string err;  // what it wrote to std::cerr (the lines the executable prints there)
+};
+
+// `arguments` without the program's name: {"occupancy", "--json", "--arch", "sm_90", ...}.
+// A command line that does not parse throws UsageError with the executable's message; an
+// exception the command throws is not reported but propagates (the caller maps it, as main
+// does). std::cout and std::cerr are redirected for the call: one call at a time runs (a
+// process-wide lock), and nothing else may write to them meanwhile.
+InProcessRun run_in_process(const std::vector<std::string>& arguments);
+
+}  // namespace cudatool::app

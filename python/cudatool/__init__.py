@@ -1,0 +1,325 @@
+"""cudatool: the truth about CUDA GPUs and kernels, from Python.
+
+PyCUDA's names where PyCUDA has them (``DeviceData``, ``OccupancyRecord``), exact where
+PyCUDA guesses, and no GPU needed for an architecture: ``DeviceData("sm_90")`` reads
+cudatool's compiled-in architecture table. Every document (``to_dict()``) is the one
+``cudatool ... --json`` prints, made by the same code run in this process.
+
+Importing loads no CUDA library: the driver (libcuda.so.1) is opened by the first call that
+needs a GPU (``devices()``, ``attributes()``, ``DeviceData(device=0)``, ``check()``), which
+raises ``DriverNotFound`` with the command's message where there is none.
+
+Memory pools stay in C++ (``cudatool bench-pool``): CuPy and cuda.core own allocation in
+Python.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # typing is not imported at run time (importing stays cheap)
+if TYPE_CHECKING:
+    from typing import Iterable, Sequence, Union
+
+    PathLike = Union[str, os.PathLike]
+
+from . import _cudatool
+from ._errors import (
+    CheckFailed,
+    CompileError,
+    DriverNotFound,
+    Error,
+    LaunchError,
+    LogicError,
+    MemoryError,
+    NoDevice,
+    RequirementError,
+    RuntimeError,
+    UnknownValueError,
+    UsageError,
+)
+from ._results import Attributes, CheckReport, Compiled, Devices, Kernels, Occupancy, Result
+
+__version__: str = _cudatool.__version__
+
+DeviceData = _cudatool.DeviceData
+OccupancyRecord = _cudatool.OccupancyRecord
+
+__all__ = [
+    "__version__",
+    "DeviceData",
+    "OccupancyRecord",
+    "sweep_block_sizes",
+    "sweep_registers",
+    "sweep_shared_memory",
+    "suggest_block_size",
+    "kernel_occupancy",
+    "devices",
+    "attributes",
+    "kernels",
+    "compile",
+    "check",
+    "Result",
+    "Devices",
+    "Attributes",
+    "Occupancy",
+    "Kernels",
+    "Compiled",
+    "CheckReport",
+    "Error",
+    "LogicError",
+    "UsageError",
+    "RuntimeError",
+    "DriverNotFound",
+    "NoDevice",
+    "RequirementError",
+    "UnknownValueError",
+    "MemoryError",
+    "LaunchError",
+    "CompileError",
+    "CheckFailed",
+]
+
+# Kept lean: importing costs a few milliseconds (json and tempfile load where used).
+_PREFIX = "cudatool: "
+
+
+def _lines(err: str) -> list[str]:
+    return [line[len(_PREFIX):] if line.startswith(_PREFIX) else line for line in err.splitlines()]
+
+
+def _run(arguments: list[str]) -> tuple[int, bytes, list[str]]:
+    status, out, err = _cudatool.run_command([str(a) for a in arguments])
+    return status, out, _lines(err)
+
+
+def _document(arguments: list[str]) -> dict:
+    import json
+
+    status, out, err = _run(arguments)
+    if status != 0:
+        raise Error(err[-1] if err else f"cudatool exited {status}")
+    return json.loads(out)
+
+
+def _device_flags(device) -> list[str]:
+    return [] if device is None else ["--device", str(device)]
+
+
+def _size_flags(shared_mem: int, registers: int | None, block_barriers: int | None) -> list[str]:
+    flags = ["--smem", str(int(shared_mem))]
+    if registers is not None:
+        flags += ["--regs", str(int(registers))]
+    if block_barriers is not None:
+        flags += ["--barriers", str(int(block_barriers))]
+    return flags
+
+
+def _devdata_flags(devdata: DeviceData) -> list[str]:
+    if not isinstance(devdata, DeviceData):
+        raise TypeError("devdata must be a cudatool.DeviceData")
+    return list(devdata._cli_flags)
+
+
+def sweep_block_sizes(
+    devdata: DeviceData,
+    block_sizes: Sequence[int] | None = None,
+    shared_mem: int = 0,
+    registers: int = 0,
+    block_barriers: int = 1,
+) -> Occupancy:
+    """Occupancy at every block size (every multiple of the warp size, or ``block_sizes``),
+    with the block size ``cudaOccupancyMaxPotentialBlockSize`` would choose
+    (``suggestion``): ``cudatool occupancy --sweep [LIST] --json``."""
+    sweep = ["--sweep"] + ([",".join(str(int(b)) for b in block_sizes)] if block_sizes else [])
+    return Occupancy(
+        _document(
+            ["occupancy", "--json", *_devdata_flags(devdata), *sweep,
+             *_size_flags(shared_mem, registers, block_barriers)]
+        )
+    )
+
+
+def sweep_registers(
+    devdata: DeviceData, threads: int, shared_mem: int = 0, registers: int | None = None,
+    block_barriers: int = 1,
+) -> Occupancy:
+    """Occupancy for every register count per thread, with ``steps`` (where the cliffs are)
+    and, given ``registers``, the smallest cut that fits more blocks (``improvement``):
+    ``cudatool occupancy --sweep-regs --json``."""
+    return Occupancy(
+        _document(
+            ["occupancy", "--json", *_devdata_flags(devdata), "--sweep-regs",
+             "--threads", str(int(threads)), *_size_flags(shared_mem, registers, block_barriers)]
+        )
+    )
+
+
+def sweep_shared_memory(
+    devdata: DeviceData, threads: int, registers: int = 0, shared_mem: int | None = None,
+    block_barriers: int = 1,
+) -> Occupancy:
+    """Occupancy for every shared-memory size per block up to the opt-in limit, with
+    ``steps`` and, given ``shared_mem``, the smallest cut that fits more blocks:
+    ``cudatool occupancy --sweep-smem --json``."""
+    flags = ["--regs", str(int(registers)), "--barriers", str(int(block_barriers))]
+    if shared_mem is not None:
+        flags += ["--smem", str(int(shared_mem))]
+    return Occupancy(
+        _document(
+            ["occupancy", "--json", *_devdata_flags(devdata), "--sweep-smem",
+             "--threads", str(int(threads)), *flags]
+        )
+    )
+
+
+def suggest_block_size(
+    devdata: DeviceData, shared_mem: int = 0, registers: int = 0, block_barriers: int = 1
+) -> Result:
+    """The block size ``cudaOccupancyMaxPotentialBlockSize`` chooses (``block_size``,
+    ``tb_per_mp``, ``occupancy``, ``smallest_block_size``, ``min_grid_size``): the
+    ``suggestion`` of ``sweep_block_sizes``."""
+    return sweep_block_sizes(devdata, None, shared_mem, registers, block_barriers).suggestion
+
+
+def kernel_occupancy(
+    path: PathLike,
+    kernel: str,
+    threads: int,
+    arch: str | None = None,
+    device: int | str | None = None,
+    dynamic_shared_mem: int = 0,
+) -> Occupancy:
+    """The occupancy of one kernel of a compiled binary (its registers, static shared memory
+    and barriers, plus ``dynamic_shared_mem``): ``cudatool occupancy --kernel-from PATH
+    --kernel REGEX --threads N --json``. With neither ``arch`` nor ``device`` the image's
+    own architecture (no GPU)."""
+    arguments = ["occupancy", "--json", "--kernel-from", os.fspath(path), "--kernel", kernel,
+                 "--threads", str(int(threads))]
+    if arch is not None:
+        arguments += ["--arch", arch]
+    arguments += _device_flags(device)
+    if dynamic_shared_mem:
+        arguments += ["--smem", str(int(dynamic_shared_mem))]
+    return Occupancy(_document(arguments))
+
+
+def devices(memory_usage: bool = False) -> Devices:
+    """Every visible device (``cudatool devices --json``); creates no context.
+    ``memory_usage`` adds free and used memory from NVML (10-30 ms)."""
+    return Devices(_document(["devices", "--json"] + (["--memory-usage"] if memory_usage else [])))
+
+
+def attributes(device: int | str | None = None, names: Iterable[str] = ()) -> Attributes:
+    """Every attribute the driver answers for a device, by its PyCUDA-style name
+    (``cudatool attrs --json``), or only ``names``. ``device``: an ordinal, PCI bus id or UUID
+    (default: CUDA_DEVICE, ~/.cuda-device, 0)."""
+    return Attributes(_document(["attrs", "--json", *_device_flags(device), "--", *names]))
+
+
+def kernels(
+    paths: PathLike | Iterable[PathLike],
+    arch: str | Iterable[str] | None = None,
+    kernel: str | None = None,
+    threads: int | None = None,
+    relocatable: bool = False,
+    jobs: int | None = None,
+) -> Kernels:
+    """Every kernel in compiled CUDA binaries (CUBIN, fatbin, object, archive, executable,
+    shared library) and its resources; with ``threads`` its occupancy on the image's
+    architecture. ``cudatool kernels --json``; no GPU. ``arch`` keeps those architectures,
+    ``kernel`` the kernels whose name matches the regular expression. Raises UsageError where
+    no file holds CUDA code; an unreadable entry sets ``unreadable_entries`` and a warning."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    arguments = ["kernels", "--json", "--no-progress"]
+    if arch is not None:
+        for a in [arch] if isinstance(arch, str) else arch:
+            arguments += ["--arch", a]
+    if kernel is not None:
+        arguments += ["--kernel", kernel]
+    if threads is not None:
+        arguments += ["--threads", str(int(threads))]
+    if relocatable:
+        arguments.append("--relocatable")
+    if jobs is not None:
+        arguments += ["--jobs", str(int(jobs))]
+    arguments += ["--", *(os.fspath(p) for p in paths)]
+    status, out, err = _run(arguments)
+    if status == 2:
+        raise UsageError("; ".join(err) if err else "no CUDA code in the files")
+    return Kernels(out, err, status == 10)
+
+
+def compile(  # noqa: A001 - the command's name
+    source_or_path: PathLike,
+    arch: str | Iterable[str] | None = None,
+    options: Sequence[str] = (),
+    threads: int | None = None,
+    name: str = "kernel.cu",
+) -> Compiled:
+    """Compiles CUDA C++ (NVRTC or nvcc, chosen for the file; cached) and returns each
+    kernel's resources, and with ``threads`` its occupancy: ``cudatool compile --json``.
+    ``source_or_path`` is a path to an existing file, or the source text itself (then
+    written to a temporary ``name`` for the compiler). ``options`` are further flags of
+    ``cudatool compile`` (``["-DN=4", "--std", "c++17", "--maxrregcount", "64"]``).
+    Raises CompileError (``log``) where the code does not compile."""
+    arguments = ["compile", "--json"]
+    if arch is not None:
+        arguments += ["--arch", arch if isinstance(arch, str) else ",".join(arch)]
+    if threads is not None:
+        arguments += ["--threads", str(int(threads))]
+    arguments += [str(o) for o in options]
+    text = os.fspath(source_or_path) if isinstance(source_or_path, os.PathLike) else source_or_path
+    if isinstance(source_or_path, os.PathLike) or ("\n" not in text and os.path.isfile(text)):
+        return _compiled(arguments + ["--", text])
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="cudatool-") as directory:
+        path = os.path.join(directory, os.path.basename(name))
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(text)
+        return _compiled(arguments + ["--", path])
+
+
+def _compiled(arguments: list[str]) -> Compiled:
+    import json
+
+    status, out, err = _run(arguments)
+    if status not in (0, 8):
+        raise Error(err[-1] if err else f"cudatool compile exited {status}")
+    return Compiled(json.loads(out), err)
+
+
+def check(
+    device: int | str | Iterable[int | str] | None = None,
+    only: Iterable[str] | None = None,
+    skip: Iterable[str] | None = None,
+    strict: bool = False,
+    raise_on_failure: bool = False,
+    options: Sequence[str] = (),
+) -> CheckReport:
+    """The GPU smoke check of every device (``cudatool check --json``): identity, NVML
+    health, a verified kernel, bandwidths. ``passed`` is False where the command exits 9
+    (with ``raise_on_failure``, CheckFailed is raised). ``options``: further flags
+    (``["--min-h2d-gbps", "10"]``)."""
+    import json
+
+    arguments = ["check", "--json"]
+    if device is not None:
+        for d in [device] if isinstance(device, (int, str)) else device:
+            arguments += ["--device", str(d)]
+    if only:
+        arguments += ["--only", ",".join(only)]
+    if skip:
+        arguments += ["--skip", ",".join(skip)]
+    if strict:
+        arguments.append("--strict")
+    arguments += [str(o) for o in options]
+    status, out, err = _run(arguments)
+    report = CheckReport(json.loads(out), status == 0)
+    if status == 9 and raise_on_failure:
+        error = CheckFailed(err[-1] if err else "a check failed")
+        error.report = report
+        raise error
+    return report

@@ -1,0 +1,402 @@
+// cudatool._cudatool: the C++ half of the Python module. DeviceData and OccupancyRecord are
+// libcudatool's own (constructed here, read in place: about a third of a microsecond a
+// record); every document (to_dict(), and what the Python half wraps in result objects) is
+// made by the CLI's own command code, run in this process (apps/cudatool/in_process.hpp),
+// so that it equals `cudatool ... --json` byte for byte before parsing. C++ exceptions
+// become the Python classes of cudatool/_errors.py, carrying the CLI's one-line message.
+// Nothing here loads libcuda: the library opens it at the first call that needs it.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/string_view.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <exception>
+#include <new>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cudatool/base/error.hpp"
+#include "cudatool/base/exit_status.hpp"
+#include "cudatool/device/selection.hpp"
+#include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/occupancy.hpp"
+#include "in_process.hpp"
+#include "render.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace cudatool::python {
+namespace {
+
+// nlohmann::json -> the Python value json.loads would give.
+nb::object to_python(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::null:
+      return nb::none();
+    case nlohmann::json::value_t::boolean:
+      return nb::bool_(j.get<bool>());
+    case nlohmann::json::value_t::number_integer:
+      return nb::int_(j.get<std::int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return nb::int_(j.get<std::uint64_t>());
+    case nlohmann::json::value_t::number_float:
+      return nb::float_(j.get<double>());
+    case nlohmann::json::value_t::string:
+      return nb::str(j.get_ref<const std::string&>().c_str());
+    case nlohmann::json::value_t::array: {
+      nb::list list;
+      for (const auto& v : j) list.append(to_python(v));
+      return list;
+    }
+    case nlohmann::json::value_t::object: {
+      nb::dict dict;
+      for (const auto& [k, v] : j.items()) dict[nb::str(k.c_str())] = to_python(v);
+      return dict;
+    }
+    default:
+      return nb::none();
+  }
+}
+
+// A DeviceData with the CLI flags that select the same data (--arch sm_90, --device 0), so
+// that a document about it is the CLI's.
+struct PyDeviceData {
+  DeviceData data;
+  std::vector<std::string> cli_flags;
+};
+
+struct PyOccupancyRecord {
+  OccupancyRecord record;
+  nb::object devdata;  // the PyDeviceData it was computed for
+};
+
+const PyDeviceData& device_data_of(nb::handle devdata) {
+  try {
+    return nb::cast<const PyDeviceData&>(devdata);
+  } catch (const nb::cast_error&) {
+    throw nb::type_error("devdata must be a cudatool.DeviceData");
+  }
+}
+
+// A column's value, or None where the architecture table does not know it.
+nb::object known(const PyDeviceData& d, const char* column, long long value) {
+  if (!d.data.knows(column)) return nb::none();
+  return nb::int_(value);
+}
+
+// Standard output as bytes (json.loads reads them as they are: a document of 50 MB is not
+// decoded into a str first), standard error as text.
+std::tuple<int, nb::bytes, std::string> run_command(const std::vector<std::string>& arguments) {
+  app::InProcessRun run;
+  {
+    nb::gil_scoped_release unlocked;
+    run = app::run_in_process(arguments);
+  }
+  return {to_int(run.status), nb::bytes(run.out.data(), run.out.size()), std::move(run.err)};
+}
+
+// The occupancy document of `cudatool occupancy --json` for this record's inputs.
+std::vector<std::string> record_command(const PyOccupancyRecord& r) {
+  std::vector<std::string> args{"occupancy", "--json"};
+  const auto& flags = device_data_of(r.devdata).cli_flags;
+  args.insert(args.end(), flags.begin(), flags.end());
+  for (const auto& [flag, value] :
+       {std::pair<const char*, std::string>{"--threads", std::to_string(r.record.threads)},
+        {"--smem", std::to_string(r.record.shared_mem)},
+        {"--regs", std::to_string(r.record.registers)},
+        {"--barriers", std::to_string(r.record.block_barriers)}}) {
+    args.emplace_back(flag);
+    args.push_back(value);
+  }
+  return args;
+}
+
+nb::object json_loads(const std::string& text) {
+  return nb::module_::import_("json").attr("loads")(nb::str(text.c_str(), text.size()));
+}
+
+// Raises the Python class of cudatool._errors that matches `e`, with the CLI's one-line
+// message and what the error carries.
+void raise_translated(const std::exception& e) {
+  const char* name = "Error";
+  if (dynamic_cast<const UnknownValueError*>(&e))
+    name = "UnknownValueError";
+  else if (dynamic_cast<const RequirementError*>(&e))
+    name = "RequirementError";
+  else if (dynamic_cast<const DeviceNotFoundError*>(&e))
+    name = "NoDevice";
+  else if (dynamic_cast<const LibraryNotFoundError*>(&e))
+    name = "DriverNotFound";
+  else if (dynamic_cast<const UsageError*>(&e))
+    name = "UsageError";
+  else if (dynamic_cast<const CompileError*>(&e))
+    name = "CompileError";
+  else if (dynamic_cast<const LaunchError*>(&e))
+    name = "LaunchError";
+  else if (dynamic_cast<const MemoryError*>(&e) || dynamic_cast<const std::bad_alloc*>(&e))
+    name = "MemoryError";
+  else if (dynamic_cast<const LogicError*>(&e))
+    name = "LogicError";
+  else if (dynamic_cast<const RuntimeError*>(&e))
+    name = "RuntimeError";
+  const ExitStatus status = exit_status_for(e);
+  nb::object errors = nb::module_::import_("cudatool._errors");
+  nb::object cls = errors.attr(name);
+  nb::object error = cls(nb::str(app::one_line(e.what()).c_str()));
+  error.attr("exit_code") = to_int(status);
+  error.attr("status") = nb::str(std::string(exit_status_name(status)).c_str());
+  if (const auto* cuda = dynamic_cast<const Error*>(&e); cuda && cuda->code()) {
+    error.attr("call") = cuda->call();
+    error.attr("cuda_error") = cuda->code_name();
+    error.attr("cuda_error_code") = cuda->code();
+  }
+  if (const auto* compile = dynamic_cast<const CompileError*>(&e)) {
+    error.attr("log") = compile->log();
+    error.attr("options") = compile->options();
+    error.attr("compiler_version") = compile->compiler_version();
+  }
+  if (const auto* missing = dynamic_cast<const LibraryNotFoundError*>(&e))
+    error.attr("library") = missing->library();
+  if (const auto* unknown = dynamic_cast<const UnknownValueError*>(&e)) {
+    nlohmann::json j = unknown->unknown();
+    error.attr("unknown") = to_python(j);
+  }
+  PyErr_SetObject(cls.ptr(), error.ptr());
+}
+
+}  // namespace
+}  // namespace cudatool::python
+
+NB_MODULE(_cudatool, m) {
+  using namespace cudatool;
+  using namespace cudatool::python;
+  m.doc() = "cudatool's C++ core (libcudatool and the CLI's commands); use the cudatool package.";
+  m.attr("__version__") = CUDATOOL_VERSION;
+
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const nb::builtin_exception&) {
+      throw;
+    } catch (const nb::python_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      raise_translated(e);
+    }
+  });
+
+  m.def("run_command", &run_command, "arguments"_a,
+        "Runs `cudatool ARGUMENTS...` in this process (the GIL released): (exit status, "
+        "standard output as bytes, standard error). An error the command raises is raised.");
+
+  nb::class_<PyDeviceData>(
+      m, "DeviceData",
+      "What occupancy depends on (PyCUDA's DeviceData): DeviceData(\"sm_90\") from cudatool's "
+      "architecture table (no GPU, no driver), or DeviceData(device=0) from a live device's "
+      "attributes (no context). PyCUDA's fields are None where the table does not know a value; "
+      "to_dict() is the device member of `cudatool occupancy --json`.")
+      .def(
+          "__init__",
+          [](PyDeviceData* self, std::optional<std::string> arch,
+             std::optional<nb::object> device) {
+            if (arch && device)
+              throw UsageError(
+                  "DeviceData: give an architecture or device=, not both (an architecture needs "
+                  "no GPU, device= reads a real one)");
+            if (arch) {
+              PyDeviceData d{DeviceData(std::string_view(*arch)), {"--arch", *arch}};
+              new (self) PyDeviceData(std::move(d));
+              return;
+            }
+            std::optional<std::string> spec;
+            if (device) spec = nb::cast<std::string>(nb::str(*device));
+            Device chosen(0);
+            {
+              nb::gil_scoped_release unlocked;
+              chosen = select_device(spec);
+            }
+            PyDeviceData d{DeviceData(chosen), {"--device", std::to_string(chosen.ordinal())}};
+            new (self) PyDeviceData(std::move(d));
+          },
+          "arch"_a = nb::none(), nb::kw_only(), "device"_a = nb::none())
+      .def_prop_ro("max_threads",
+                   [](const PyDeviceData& d) {
+                     return known(d, "max_threads_per_block", d.data.max_threads());
+                   })
+      .def_prop_ro("warp_size",
+                   [](const PyDeviceData& d) { return known(d, "warp_size", d.data.warp_size()); })
+      .def_prop_ro(
+          "warps_per_mp",
+          [](const PyDeviceData& d) -> nb::object {
+            if (!d.data.knows("warp_size") || !d.data.knows("max_threads_per_multiprocessor"))
+              return nb::none();
+            return nb::int_(d.data.warps_per_mp());
+          })
+      .def_prop_ro("thread_blocks_per_mp",
+                   [](const PyDeviceData& d) {
+                     return known(d, "max_blocks_per_multiprocessor",
+                                  d.data.thread_blocks_per_mp());
+                   })
+      .def_prop_ro(
+          "registers",
+          [](const PyDeviceData& d) { return known(d, "registers_per_block", d.data.registers()); })
+      .def_prop_ro("shared_memory",
+                   [](const PyDeviceData& d) {
+                     return known(d, "shared_memory_per_block",
+                                  static_cast<long long>(d.data.shared_memory()));
+                   })
+      .def_prop_ro("smem_granularity",
+                   [](const PyDeviceData& d) {
+                     return known(d, "shared_memory_banks", d.data.smem_granularity());
+                   })
+      .def_prop_ro("smem_alloc_granularity",
+                   [](const PyDeviceData& d) {
+                     return known(d, "shared_memory_allocation_granularity",
+                                  d.data.smem_alloc_granularity());
+                   })
+      .def_prop_ro("name", [](const PyDeviceData& d) { return d.data.properties().name; })
+      .def_prop_ro("family",
+                   [](const PyDeviceData& d) -> nb::object {
+                     const auto& f = d.data.properties().family;
+                     return f.empty() ? nb::none() : nb::str(f.c_str());
+                   })
+      .def_prop_ro("compute_capability",
+                   [](const PyDeviceData& d) {
+                     const auto& cc = d.data.properties().compute_capability;
+                     return std::make_tuple(cc.major, cc.minor);
+                   })
+      .def_prop_ro("origin",
+                   [](const PyDeviceData& d) { return std::string(origin_name(d.data.origin())); })
+      .def_prop_ro("sm_count", [](const PyDeviceData& d) { return d.data.properties().sm_count; })
+      .def_prop_ro("sm_count_part",
+                   [](const PyDeviceData& d) -> nb::object {
+                     const auto& p = d.data.properties().sm_count_part;
+                     return p.empty() ? nb::none() : nb::str(p.c_str());
+                   })
+      .def_prop_ro("unknown_fields",
+                   [](const PyDeviceData& d) { return d.data.properties().unknown_fields; })
+      .def_prop_ro("unknown_reason",
+                   [](const PyDeviceData& d) -> nb::object {
+                     const auto& r = d.data.properties().unknown_reason;
+                     return r.empty() ? nb::none() : nb::str(r.c_str());
+                   })
+      .def(
+          "column",
+          [](const PyDeviceData& d, const std::string& name) -> nb::object {
+            nlohmann::json j = d.data.properties();
+            if (!j.contains(name)) throw nb::key_error(name.c_str());
+            return d.data.knows(name) ? to_python(j[name]) : nb::none();
+          },
+          "name"_a)
+      .def(
+          "align_bytes", [](const PyDeviceData& d, int w) { return d.data.align_bytes(w); },
+          "word_size"_a = 4)
+      .def(
+          "align", [](const PyDeviceData& d, std::size_t b, int w) { return d.data.align(b, w); },
+          "bytes"_a, "word_size"_a = 4)
+      .def(
+          "align_words", [](const PyDeviceData& d, int w) { return d.data.align_words(w); },
+          "word_size"_a)
+      .def(
+          "align_dtype",
+          [](const PyDeviceData& d, std::size_t e, int s) { return d.data.align_dtype(e, s); },
+          "elements"_a, "dtype_size"_a)
+      .def_static("make_valid_tex_channel_count", &DeviceData::make_valid_tex_channel_count,
+                  "size"_a)
+      .def_prop_ro("_cli_flags", [](const PyDeviceData& d) { return d.cli_flags; })
+      .def("to_dict",
+           [](const PyDeviceData& d) {
+             nlohmann::json j = d.data;
+             return to_python(j);
+           })
+      .def("__repr__", [](const PyDeviceData& d) {
+        const auto& p = d.data.properties();
+        return "DeviceData(" +
+               (d.data.origin() == DeviceDataOrigin::architecture_table
+                    ? "'" + d.cli_flags[1] + "'"
+                    : "device=" + d.cli_flags[1]) +
+               ") <" + p.name + ", compute capability " + p.compute_capability.str() + ">";
+      });
+
+  nb::class_<PyOccupancyRecord>(
+      m, "OccupancyRecord",
+      "Exact occupancy (PyCUDA's OccupancyRecord; the toolkit's cuda_occupancy.h, what "
+      "cuOccupancyMaxActiveBlocksPerMultiprocessor answers) of blocks of `threads` threads, "
+      "`shared_mem` bytes of shared memory in total and `registers` per thread: tb_per_mp, "
+      "limited_by, warps_per_mp, occupancy, block_limits. to_dict() is `cudatool occupancy "
+      "--json` for the same inputs.")
+      .def(
+          "__init__",
+          [](PyOccupancyRecord* self, nb::handle devdata, int threads, std::size_t shared_mem,
+             int registers, int block_barriers) {
+            new (self) PyOccupancyRecord{OccupancyRecord(device_data_of(devdata).data, threads,
+                                                         shared_mem, registers, block_barriers),
+                                         nb::borrow(devdata)};
+          },
+          "devdata"_a, "threads"_a, "shared_mem"_a = 0, "registers"_a = 0, "block_barriers"_a = 1)
+      .def_prop_ro("devdata", [](const PyOccupancyRecord& r) { return r.devdata; })
+      .def_prop_ro("threads", [](const PyOccupancyRecord& r) { return r.record.threads; })
+      .def_prop_ro("shared_mem", [](const PyOccupancyRecord& r) { return r.record.shared_mem; })
+      .def_prop_ro("registers", [](const PyOccupancyRecord& r) { return r.record.registers; })
+      .def_prop_ro("block_barriers",
+                   [](const PyOccupancyRecord& r) { return r.record.block_barriers; })
+      .def_prop_ro("tb_per_mp", [](const PyOccupancyRecord& r) { return r.record.tb_per_mp; })
+      .def_prop_ro("limited_by", [](const PyOccupancyRecord& r) { return r.record.limited_by; })
+      .def_prop_ro("limiting_factors",
+                   [](const PyOccupancyRecord& r) {
+                     std::vector<std::string> names;
+                     for (const auto n : r.record.limiting_factors()) names.emplace_back(n);
+                     return names;
+                   })
+      .def_prop_ro("warps_per_mp", [](const PyOccupancyRecord& r) { return r.record.warps_per_mp; })
+      .def_prop_ro("max_warps_per_mp",
+                   [](const PyOccupancyRecord& r) { return r.record.max_warps_per_mp; })
+      .def_prop_ro("occupancy", [](const PyOccupancyRecord& r) { return r.record.occupancy; })
+      .def_prop_ro("block_limits",
+                   [](const PyOccupancyRecord& r) {
+                     nlohmann::json j = r.record.limits;
+                     return to_python(j);
+                   })
+      .def_prop_ro(
+          "allocated_registers_per_block",
+          [](const PyOccupancyRecord& r) { return r.record.allocated_registers_per_block; })
+      .def_prop_ro(
+          "allocated_shared_mem_per_block",
+          [](const PyOccupancyRecord& r) { return r.record.allocated_shared_mem_per_block; })
+      .def_prop_ro("opted_in", [](const PyOccupancyRecord& r) { return r.record.opted_in; })
+      .def_prop_ro("improvements",
+                   [](const PyOccupancyRecord& r) {
+                     const DeviceData& data = device_data_of(r.devdata).data;
+                     nb::list list;
+                     if (auto fewer = fewer_registers_for_more_blocks(data, r.record))
+                       list.append(to_python(nlohmann::json(*fewer)));
+                     if (auto less = less_shared_memory_for_more_blocks(data, r.record))
+                       list.append(to_python(nlohmann::json(*less)));
+                     return list;
+                   })
+      .def("to_dict",
+           [](const PyOccupancyRecord& r) {
+             app::InProcessRun run;
+             {
+               nb::gil_scoped_release unlocked;
+               run = app::run_in_process(record_command(r));
+             }
+             return json_loads(run.out);
+           })
+      .def("__repr__", [](const PyOccupancyRecord& r) {
+        char occupancy[32];
+        std::snprintf(occupancy, sizeof occupancy, "%.4g", r.record.occupancy);
+        return "OccupancyRecord(threads=" + std::to_string(r.record.threads) +
+               ", shared_mem=" + std::to_string(r.record.shared_mem) +
+               ", registers=" + std::to_string(r.record.registers) +
+               ") <tb_per_mp=" + std::to_string(r.record.tb_per_mp) + ", limited_by='" +
+               std::string(r.record.limited_by) +
+               "', warps_per_mp=" + std::to_string(r.record.warps_per_mp) +
+               ", occupancy=" + occupancy + ">";
+      });
+}

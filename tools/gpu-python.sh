@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# The Python module on a GPU machine that reaches no package registry (Python 3.12 with
+# torch, cuda.core and CuPy there). Carry [".deps", ".whl"]: .deps from ../shared/gpu/prepare.sh,
+# .whl holding the pure-Python build wheels (nanobind, scikit-build-core, packaging, pathspec,
+# pytest, iniconfig, pluggy; see the commit that added this script). Run from the repo root:
+#   bash tools/gpu-python.sh
+# It builds the wheel from the tree (pip wheel --no-build-isolation in a venv holding those
+# wheels), installs it into a venv with --system-site-packages (so that torch and cuda.core
+# are visible), and checks, printing a PASS or FAIL line each:
+#   - OccupancyRecord (DeviceData(device=0) and DeviceData("sm_XX")) equals the driver's
+#     cuOccupancyMaxActiveBlocksPerMultiprocessor (ctypes on libcuda.so.1) for kernels
+#     compiled here by cudatool.compile, at every block size from 32 to the kernel's maximum
+#     and several dynamic shared-memory sizes;
+#   - kernels() on torch's libtorch_cuda.so (and the toolkit's libcublasLt) equals the CLI's
+#     `kernels --json`, without and with --threads;
+#   - devices(), attributes() and DeviceData(device=0).to_dict() equal the CLI's documents;
+#   - the pytest suite against the installed wheel; bench/python_occupancy.py's timings.
+# Exit 1 on any FAIL.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+out=${OUT:-/tmp/gpu-python-out}; mkdir -p "$out"
+export PATH=${CUDA_HOME:-/usr/local/cuda}/bin:$PATH
+work=$(mktemp -d)
+nvidia-smi -L
+python3 --version
+wheels=$root/.whl
+[ -d "$wheels" ] || { echo "FAIL no .whl directory (carry it)"; exit 1; }
+python3 -m venv "$work/build-venv"
+"$work/build-venv/bin/pip" install -q --no-index --find-links "$wheels" \
+  nanobind scikit-build-core packaging pathspec pytest iniconfig pluggy || { echo "FAIL build venv"; exit 1; }
+start=$(date +%s)
+CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$work/build-venv/bin/pip" wheel -q --no-build-isolation --no-deps \
+  -Ccmake.define.CMAKE_PREFIX_PATH="$root/.deps/root/usr" -Cbuild-dir="$work/wheel-build" \
+  -w "$work/dist" . >"$out/wheel.log" 2>&1 || { tail -40 "$out/wheel.log"; echo "FAIL wheel build"; exit 1; }
+echo "PASS wheel built in $(( $(date +%s) - start )) s: $(ls "$work/dist")"
+python3 -m venv --system-site-packages "$work/run"
+"$work/run/bin/pip" install -q --no-index --find-links "$wheels" "$work"/dist/cudatool-*.whl pytest \
+  || { echo "FAIL install"; exit 1; }
+export PATH="$work/run/bin:$PATH"
+cudatool --version
+cd "$work"
+python <<'PY'
+import ctypes, json, os, subprocess, sys, time
+import cudatool
+
+failures = 0
+def report(ok, text):
+    global failures
+    failures += not ok
+    print(("PASS " if ok else "FAIL ") + text, flush=True)
+
+def cli_json(*args):
+    done = subprocess.run(["cudatool", *map(str, args)], capture_output=True, text=True)
+    return done.returncode, json.loads(done.stdout)
+
+# Documents equal the CLI's on the real GPU.
+report(cudatool.devices().to_dict() == cli_json("devices", "--json")[1], "devices() == cudatool devices --json")
+report(cudatool.attributes(0).to_dict() == cli_json("attrs", "--json", "--device", 0)[1], "attributes(0) == cudatool attrs --json")
+live = cudatool.DeviceData(device=0)
+report(live.to_dict() == cli_json("occupancy", "--json", "--device", 0, "--threads", 128)[1]["device"],
+       f"DeviceData(device=0).to_dict() == occupancy --json's device ({live!r})")
+arch = "sm_%d%d" % live.compute_capability
+table = cudatool.DeviceData(arch)
+
+# The driver, through ctypes (no context is created by cudatool itself).
+cuda = ctypes.CDLL("libcuda.so.1")
+def check(result, what):
+    if result != 0:
+        raise RuntimeError(f"{what} failed: CUresult {result}")
+check(cuda.cuInit(0), "cuInit")
+device = ctypes.c_int()
+check(cuda.cuDeviceGet(ctypes.byref(device), 0), "cuDeviceGet")
+context = ctypes.c_void_p()
+check(cuda.cuDevicePrimaryCtxRetain(ctypes.byref(context), device), "cuDevicePrimaryCtxRetain")
+check(cuda.cuCtxSetCurrent(context), "cuCtxSetCurrent")
+
+SOURCE = r'''
+extern "C" __global__ void light(float* x, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= 2.f; }
+extern "C" __global__ void __launch_bounds__(256) bounded(float* x) {
+  float a[24];
+  for (int i = 0; i < 24; ++i) a[i] = x[threadIdx.x * 24 + i];
+  float s = 0; for (int i = 0; i < 24; ++i) for (int j = 0; j < 24; ++j) s += a[i] * a[j] * (i ^ j);
+  x[threadIdx.x] = s;
+}
+extern "C" __global__ void heavy(double* x) {
+  double a[64];
+  #pragma unroll
+  for (int i = 0; i < 64; ++i) a[i] = x[threadIdx.x + i * 1024];
+  double s = 0;
+  #pragma unroll
+  for (int i = 0; i < 64; ++i) s += a[i] * a[63 - i] + a[(i * 7) & 63];
+  x[threadIdx.x] = s;
+}
+extern "C" __global__ void with_static_shared(float* x) {
+  __shared__ float s[5000];
+  s[threadIdx.x] = x[threadIdx.x]; __syncthreads(); x[threadIdx.x] = s[4999 - threadIdx.x];
+}
+extern "C" __global__ void with_dynamic_shared(float* x) {
+  extern __shared__ float d[];
+  d[threadIdx.x] = x[threadIdx.x]; __syncthreads(); x[threadIdx.x] = d[blockDim.x - 1 - threadIdx.x];
+}
+'''
+cubin = os.path.abspath("occupancy_kernels.cubin")
+compiled = cudatool.compile(SOURCE, arch=arch, options=["--no-cache", "--output", cubin])
+module = ctypes.c_void_p()
+with open(cubin, "rb") as f:
+    image = f.read()
+check(cuda.cuModuleLoadData(ctypes.byref(module), image), "cuModuleLoadData")
+compared = mismatches = 0
+for k in compiled.kernels:
+    function = ctypes.c_void_p()
+    check(cuda.cuModuleGetFunction(ctypes.byref(function), module, k.name.encode()), "cuModuleGetFunction")
+    for dynamic in (0, 1024, 8192, 30000):
+        # Without cuFuncSetAttribute's opt-in the driver refuses more than 48 KiB a block,
+        # where cudatool takes the block as opted in: compared below the limit only.
+        if k.shared_size_bytes + dynamic > 48 * 1024:
+            continue
+        for block in range(32, k.max_threads_per_block + 1, 32):
+            blocks = ctypes.c_int()
+            if cuda.cuOccupancyMaxActiveBlocksPerMultiprocessor(ctypes.byref(blocks), function, block, ctypes.c_size_t(dynamic)) != 0:
+                continue
+            smem = k.shared_size_bytes + dynamic
+            for devdata in (live, table):
+                ours = cudatool.OccupancyRecord(devdata, block, smem, k.num_regs, max(1, k.num_barriers)).tb_per_mp
+                compared += 1
+                if ours != blocks.value:
+                    mismatches += 1
+                    if mismatches <= 10:
+                        print(f"  {k.name} block {block} dynamic {dynamic} ({devdata.name}): cudatool {ours}, driver {blocks.value}")
+report(mismatches == 0 and compared > 0,
+       f"OccupancyRecord == cuOccupancyMaxActiveBlocksPerMultiprocessor: {compared} comparisons over "
+       f"{len(compiled.kernels)} kernels ({', '.join(f'{k.name}: {k.num_regs} regs, {k.shared_size_bytes} B' for k in compiled.kernels)}), {mismatches} differ")
+
+# kernels() on large real libraries equals the CLI's JSON.
+libraries = []
+try:
+    import torch
+    path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cuda.so")
+    if os.path.exists(path):
+        libraries.append(path)
+except ImportError:
+    print("torch not importable: libtorch_cuda.so not compared")
+cublaslt = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "libcublasLt.so")
+if os.path.exists(cublaslt):
+    libraries.append(os.path.realpath(cublaslt))
+for path in libraries:
+    for threads in (None, 256):
+        flags = [] if threads is None else ["--threads", threads]
+        start = time.perf_counter()
+        done = subprocess.run(["cudatool", "kernels", "--json", "--no-progress", *flags, path], capture_output=True, text=True)
+        cli_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        result = cudatool.kernels(path, threads=threads)
+        module_seconds = time.perf_counter() - start
+        document = result.to_dict()
+        parsed_seconds = time.perf_counter() - start
+        report(document == json.loads(done.stdout),
+               f"kernels({os.path.basename(path)}, threads={threads}) == cudatool kernels --json: "
+               f"{len(document['kernels'])} kernels; CLI {cli_seconds:.2f} s, kernels() {module_seconds:.2f} s, "
+               f"with to_dict() {parsed_seconds:.2f} s")
+print(f"RESULT {failures} failure(s)")
+sys.exit(1 if failures else 0)
+PY
+rc=$?
+cd "$root"
+echo "--- pytest against the installed wheel"
+(cd "$work" && python -m pytest -q -p no:cacheprovider "$root/tests/python") 2>&1 | tail -15
+[ "${PIPESTATUS[0]}" -eq 0 ] && echo "PASS pytest" || { echo "FAIL pytest"; rc=1; }
+echo "--- bench/python_occupancy.py ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) CPUs)"
+python bench/python_occupancy.py
+rm -rf "$work"
+exit $rc
