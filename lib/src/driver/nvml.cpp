@@ -7,7 +7,9 @@
 #include <string>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/driver/dynamic_library.hpp"
+#include "driver/nvml_symbol.hpp"
 
 namespace cudatool {
 namespace {
@@ -71,10 +73,14 @@ Nvml load_nvml() {
     nvml.why_not = "CUDATOOL_NO_NVML is set";
     return nvml;
   }
+  // CUDATOOL_LIBNVML: another file instead (a regular file; tests use a fake NVML).
+  const char* override_path = std::getenv("CUDATOOL_LIBNVML");
+  const std::string candidate =
+      override_path && *override_path ? std::string(override_path) : "libnvidia-ml.so.1";
   try {
-    nvml.library = DynamicLibrary::open_first({"libnvidia-ml.so.1"}, "NVML");
+    nvml.library = DynamicLibrary::open_first({candidate}, "NVML");
   } catch (const Error&) {
-    nvml.why_not = "NVML (libnvidia-ml.so.1) not found";
+    nvml.why_not = "NVML (" + printable(candidate) + ") not found";
     return nvml;
   }
   nvml.init = reinterpret_cast<decltype(nvml.init)>(nvml.library.symbol("nvmlInit_v2"));
@@ -276,6 +282,11 @@ std::optional<std::string> nvml_driver_version() {
   if (nvml->driver_version(version, sizeof version - 1) != NVML_SUCCESS || !version[0])
     return std::nullopt;
   return std::string(version);
+}
+
+void* nvml_symbol(const char* name) {
+  Nvml* nvml = nvml_future().get();
+  return nvml->ready ? nvml->library.symbol(name) : nullptr;
 }
 
 }  // namespace cudatool
