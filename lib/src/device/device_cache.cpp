@@ -219,7 +219,7 @@ struct Entry {
   DeviceSnapshot snapshot;
 };
 
-std::string serialize(const Entry& e) {
+std::string serialize_payload(const Entry& e) {
   nlohmann::json j;
   j["fingerprint"] = e.fingerprint;
   j["libcuda"] = e.libcuda_path;
@@ -236,11 +236,51 @@ std::string serialize(const Entry& e) {
                             {"attributes", d.attributes},
                             {"rejected", d.rejected}});
   j["peer_access"] = e.snapshot.peer_access;
-  // Invalid UTF-8 in a device name is kept byte for byte through the replace handler's
-  // counterpart on reading: both sides use the same escaping, the checksum covers it.
-  const std::string payload = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // Strict: a name that is not UTF-8 throws, and nothing is written (use_device_cache
+  // takes the cuInit path) rather than keeping a name other than the driver's bytes.
+  return j.dump();
+}
+
+std::string serialize(const Entry& e) {
+  const std::string payload = serialize_payload(e);
   return std::string(kMagic) + std::to_string(kFormat) + "\nsha256 " + sha256_hex(payload) + "\n" +
          payload;
+}
+
+// The entry's JSON payload; nullopt for anything of another shape.
+std::optional<Entry> parse_payload(std::string_view payload, std::string& why) {
+  try {
+    const nlohmann::json j = nlohmann::json::parse(payload);
+    Entry e;
+    e.fingerprint = j.at("fingerprint").get<std::string>();
+    e.libcuda_path = j.at("libcuda").get<std::string>();
+    for (const auto& g : j.at("nvml"))
+      e.nvml.push_back({g.at("pci_bus_id").get<std::string>(), g.at("uuid").get<std::string>(),
+                        g.at("readings").get<std::map<std::string, std::string>>()});
+    e.snapshot.cuda_version = j.at("cuda_version").get<int>();
+    for (const auto& d : j.at("devices")) {
+      CachedDevice c;
+      c.name = d.at("name").get<std::string>();
+      c.pci_bus_id = d.at("pci_bus_id").get<std::string>();
+      c.uuid = d.at("uuid").get<std::string>();
+      c.total_memory = d.at("total_memory").get<std::uint64_t>();
+      c.attributes = d.at("attributes").get<std::vector<std::pair<int, int>>>();
+      c.rejected = d.at("rejected").get<std::vector<std::pair<int, int>>>();
+      e.snapshot.devices.push_back(std::move(c));
+    }
+    e.snapshot.peer_access = j.at("peer_access").get<std::vector<std::vector<bool>>>();
+    const std::size_t n = e.snapshot.devices.size();
+    bool square = e.snapshot.peer_access.size() == n;
+    for (const auto& row : e.snapshot.peer_access) square = square && row.size() == n;
+    if (n == 0 || n > 4096 || !square) {
+      why = "entry damaged (shape)";
+      return std::nullopt;
+    }
+    return e;
+  } catch (const std::exception&) {
+    why = "entry damaged (content)";
+    return std::nullopt;
+  }
 }
 
 // The entry in `bytes`, or nullopt for anything not written whole by this format.
@@ -266,38 +306,7 @@ std::optional<Entry> parse(std::string_view bytes, std::string& why) {
     why = "entry damaged (checksum)";
     return std::nullopt;
   }
-  try {
-    const nlohmann::json j = nlohmann::json::parse(payload);
-    Entry e;
-    e.fingerprint = j.at("fingerprint").get<std::string>();
-    e.libcuda_path = j.at("libcuda").get<std::string>();
-    for (const auto& g : j.at("nvml"))
-      e.nvml.push_back({g.at("pci_bus_id").get<std::string>(), g.at("uuid").get<std::string>(),
-                        g.at("readings").get<std::map<std::string, std::string>>()});
-    e.snapshot.cuda_version = j.at("cuda_version").get<int>();
-    for (const auto& d : j.at("devices")) {
-      CachedDevice c;
-      c.name = d.at("name").get<std::string>();
-      c.pci_bus_id = d.at("pci_bus_id").get<std::string>();
-      c.uuid = d.at("uuid").get<std::string>();
-      c.total_memory = d.at("total_memory").get<std::uint64_t>();
-      c.attributes = d.at("attributes").get<std::vector<std::pair<int, int>>>();
-      c.rejected = d.at("rejected").get<std::vector<std::pair<int, int>>>();
-      e.snapshot.devices.push_back(std::move(c));
-    }
-    e.snapshot.peer_access = j.at("peer_access").get<std::vector<std::vector<bool>>>();
-    const std::size_t n = e.snapshot.devices.size();
-    bool square = e.snapshot.peer_access.size() == n;
-    for (const auto& row : e.snapshot.peer_access) square = square && row.size() == n;
-    if (n == 0 || !square) {
-      why = "entry damaged (shape)";
-      return std::nullopt;
-    }
-    return e;
-  } catch (const std::exception&) {
-    why = "entry damaged (content)";
-    return std::nullopt;
-  }
+  return parse_payload(payload, why);
 }
 
 // ---- the directory -----------------------------------------------------------------------
@@ -699,6 +708,18 @@ const DeviceSnapshot* cached_devices() {
 }
 
 namespace detail {
+
+std::optional<std::string> reformat_device_cache_entry(std::string_view bytes) {
+  std::string why;
+  const auto entry = parse(bytes, why);
+  return entry ? std::optional<std::string>(serialize(*entry)) : std::nullopt;
+}
+
+std::optional<std::string> reformat_device_cache_payload(std::string_view payload) {
+  std::string why;
+  const auto entry = parse_payload(payload, why);
+  return entry ? std::optional<std::string>(serialize_payload(*entry)) : std::nullopt;
+}
 
 std::optional<CachedAttribute> cached_attribute(int ordinal, CUdevice_attribute attribute) {
   State& s = state();

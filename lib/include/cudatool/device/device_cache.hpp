@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudatool {
@@ -90,5 +91,11 @@ struct CachedAttribute {
 };
 std::optional<CachedAttribute> cached_attribute(int ordinal, CUdevice_attribute attribute);
 std::optional<std::uint64_t> cached_total_memory(int ordinal);
+
+// The entry parser, for the fuzz harness (fuzz/device_cache_entry.cpp): nullopt unless
+// `bytes` is a whole entry of this format (header, checksum, payload); otherwise the entry
+// written again by the writer. The same for the JSON payload alone.
+std::optional<std::string> reformat_device_cache_entry(std::string_view bytes);
+std::optional<std::string> reformat_device_cache_payload(std::string_view payload);
 
 }  // namespace cudatool::detail
