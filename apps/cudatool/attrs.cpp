@@ -7,6 +7,7 @@
 #include "command.hpp"
 #include "cudatool/device/attributes.hpp"
 #include "cudatool/device/device.hpp"
+#include "cudatool/device/device_cache.hpp"
 #include "cudatool/device/selection.hpp"
 #include "render.hpp"
 
@@ -16,6 +17,7 @@ namespace {
 struct AttrsOptions {
   std::optional<std::string> device;
   std::vector<std::string> names;
+  bool fresh = false;
 };
 
 }  // namespace
@@ -28,6 +30,7 @@ Command add_attrs(CLI::App& root, GlobalOptions& global) {
                   "Device: ordinal, PCI bus id or UUID (default: CUDA_DEVICE, ~/.cuda-device, 0)");
   sub->add_option("names", options->names,
                   "Attribute names (max_threads_per_block, multiprocessor_count, ...)");
+  add_fresh_flag(*sub, options->fresh);
 
   return {
       sub, [options, &global]() {
@@ -36,6 +39,7 @@ Command add_attrs(CLI::App& root, GlobalOptions& global) {
         std::vector<const AttributeInfo*> wanted;
         for (const auto& name : options->names) wanted.push_back(&attribute_by_name(name));
 
+        use_device_cache(options->fresh);
         const Device device = select_device(options->device);
         std::vector<std::pair<std::string, int>> values;
         if (wanted.empty()) {

@@ -29,6 +29,13 @@ inline void add_json_flag(CLI::App& sub, GlobalOptions& global) {
   sub.add_flag("--json", global.json, "Print JSON for scripts instead of text");
 }
 
+// Adds --fresh to a subcommand that answers from the device cache (device_cache.hpp).
+inline void add_fresh_flag(CLI::App& sub, bool& fresh) {
+  sub.add_flag("--fresh", fresh,
+               "Ask the driver (cuInit) instead of the device cache, and refresh the cache "
+               "(also CUDATOOL_FRESH=1)");
+}
+
 Command add_devices(CLI::App& root, GlobalOptions& global);
 Command add_attrs(CLI::App& root, GlobalOptions& global);
 Command add_occupancy(CLI::App& root, GlobalOptions& global);

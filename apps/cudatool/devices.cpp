@@ -10,6 +10,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/units.hpp"
+#include "cudatool/device/device_cache.hpp"
 #include "cudatool/device/device_info.hpp"
 #include "cudatool/driver/driver.hpp"
 #include "render.hpp"
@@ -21,6 +22,7 @@ namespace {
 struct DevicesOptions {
   RequirementFlags requirements;
   bool memory_usage = false;
+  bool fresh = false;
 };
 
 void render_text(const DeviceListing& listing) {
@@ -69,11 +71,13 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
   // what cuInit costs (bench/RESULTS.md), and the listing is meant to be that fast.
   sub->add_flag("--memory-usage", options->memory_usage,
                 "Also show free and used memory (from NVML, where it is installed)");
+  add_fresh_flag(*sub, options->fresh);
 
   return {sub, [options, &global]() {
             const DeviceRequirements requirements = parse_requirement_flags(options->requirements);
 
             DeviceListing listing;
+            use_device_cache(options->fresh);
             try {
               listing = list_devices(options->memory_usage);
             } catch (const DeviceNotFoundError&) {

@@ -18,6 +18,7 @@
 #include "cudatool/base/units.hpp"
 #include "cudatool/binary/kernel_filter.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
+#include "cudatool/device/device_cache.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
@@ -33,6 +34,7 @@ struct OccupancyOptions {
   CLI::Option* sweep = nullptr;
   bool sweep_regs = false;
   bool sweep_smem = false;
+  bool fresh = false;
 };
 
 // A whole number in [minimum, INT_MAX] from a flag (numbers.hpp: the range in the message).
@@ -321,6 +323,7 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
   if (arch) {
     devdata.emplace(*arch);  // the table only: no driver is loaded
   } else {
+    use_device_cache(o.fresh);
     const Device device = select_device(o.device);
     devdata.emplace(device);
     where = "device " + std::to_string(device.ordinal());
@@ -461,6 +464,7 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
                   "The kernel of --kernel-from: a regular expression matching one kernel's "
                   "mangled or demangled name");
   sub->add_option("--sms", o->sms, "Override the SM count (for the minimum grid size)");
+  add_fresh_flag(*sub, o->fresh);
   o->sweep = sub->add_option("--sweep", o->sweep_list,
                              "Sweep block sizes: every multiple of the warp size, or a list "
                              "(--sweep 64,128,256)")

@@ -19,12 +19,23 @@
 //                            held by another process)
 //   FAKE_CUDA_CTX_OOM        comma-separated ordinals whose cuDevicePrimaryCtxRetain fails
 //                            with CUDA_ERROR_OUT_OF_MEMORY (a device others have filled)
+//   FAKE_CUDA_PCI_BUSES      comma-separated PCI bus numbers (hex), one per device (default
+//                            1, 2, ...): "0000:BB:00.0"
+//   FAKE_CUDA_COMPUTE_MODE   the compute_mode attribute of every device (default 200)
+//   FAKE_CUDA_INIT_LOG       a file cuInit appends a line to (tests count driver starts)
+// The devices above are the machine's; what the driver enumerates follows CUDA's rules:
+// CUDA_DEVICE_ORDER=PCI_BUS_ID sorts them by bus (the default, FASTEST_FIRST, keeps the
+// list's order), then CUDA_VISIBLE_DEVICES picks and orders them by index or UUID prefix,
+// stopping at the first entry that names none ("" hides all). Device i's UUID, name and
+// memory are those of the machine's device it is ("Fake GPU 0" is the first listed).
 // Entry points are exported under the symbols cuda.h declares (cuDeviceTotalMem_v2, ...),
 // as the real driver does. Built with -DFAKE_CUDA_OLD it lacks cuDeviceGetUuid_v2 (a
 // driver too old for an entry point cudatool uses).
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +75,80 @@ std::vector<FakeDevice> devices() {
   return out;
 }
 
+std::vector<unsigned> buses(std::size_t count) {
+  std::vector<unsigned> out;
+  const std::string list = env("FAKE_CUDA_PCI_BUSES", "");
+  std::size_t start = 0;
+  while (start < list.size()) {
+    std::size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    out.push_back(
+        static_cast<unsigned>(std::strtoul(list.substr(start, end - start).c_str(), nullptr, 16)));
+    start = end + 1;
+  }
+  for (std::size_t i = out.size(); i < count; ++i) out.push_back(static_cast<unsigned>(i + 1));
+  return out;
+}
+
+void fill_uuid(unsigned char (&bytes)[16], int machine_index) {
+  for (int i = 0; i < 16; ++i)
+    bytes[i] = static_cast<unsigned char>(i == 15 ? machine_index : 0x10 * (machine_index + 1) + i);
+}
+
+std::string uuid_text(int machine_index) {
+  unsigned char b[16];
+  fill_uuid(b, machine_index);
+  char text[48];
+  std::snprintf(text, sizeof text,
+                "gpu-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                b[14], b[15]);
+  return text;
+}
+
+// The machine's device behind each CUDA ordinal.
+std::vector<int> visible() {
+  const std::size_t count = devices().size();
+  const std::vector<unsigned> bus = buses(count);
+  std::vector<int> order;
+  for (std::size_t i = 0; i < count; ++i) order.push_back(static_cast<int>(i));
+  if (env("CUDA_DEVICE_ORDER", "") == "PCI_BUS_ID")
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return bus[a] < bus[b]; });
+  const char* list = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (list == nullptr) return order;
+  std::vector<int> picked;
+  std::string text = list;
+  std::size_t start = 0;
+  while (start <= text.size() && !text.empty()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string item = text.substr(start, end - start);
+    for (auto& c : item) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    int found = -1;
+    if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos) {
+      const unsigned long index = std::strtoul(item.c_str(), nullptr, 10);
+      if (index < order.size()) found = order[index];
+    } else if (item.starts_with("gpu-") && item.size() > 4) {
+      for (int m : order)
+        if (uuid_text(m).starts_with(item)) {
+          if (found >= 0) {  // ambiguous prefix: names none
+            found = -1;
+            break;
+          }
+          found = m;
+        }
+    }
+    if (found < 0 || std::find(picked.begin(), picked.end(), found) != picked.end()) break;
+    picked.push_back(found);
+    start = end + 1;
+  }
+  return picked;
+}
+
+int machine_index(CUdevice d) {
+  return visible()[static_cast<std::size_t>(d)];
+}
+
 std::atomic<bool> g_initialised{false};
 std::atomic<unsigned long long> g_allocated{0};
 thread_local CUcontext g_current = nullptr;
@@ -74,7 +159,7 @@ unsigned long long memory_per_device() {
 
 CUresult check_device(CUdevice d) {
   if (!g_initialised) return CUDA_ERROR_NOT_INITIALIZED;
-  return d >= 0 && d < static_cast<int>(devices().size()) ? CUDA_SUCCESS
+  return d >= 0 && d < static_cast<int>(visible().size()) ? CUDA_SUCCESS
                                                           : CUDA_ERROR_INVALID_DEVICE;
 }
 
@@ -84,7 +169,13 @@ extern "C" {
 
 CUresult CUDAAPI cuInit(unsigned int) {
   const auto result = static_cast<CUresult>(std::atoi(env("FAKE_CUDA_INIT_RESULT", "0").c_str()));
-  if (result == CUDA_SUCCESS && devices().empty()) return CUDA_ERROR_NO_DEVICE;
+  if (const char* log = std::getenv("FAKE_CUDA_INIT_LOG")) {
+    if (FILE* f = std::fopen(log, "a")) {
+      std::fputs("cuInit\n", f);
+      std::fclose(f);
+    }
+  }
+  if (result == CUDA_SUCCESS && visible().empty()) return CUDA_ERROR_NO_DEVICE;
   if (result == CUDA_SUCCESS) g_initialised = true;
   return result;
 }
@@ -148,7 +239,7 @@ CUresult CUDAAPI cuGetErrorString(CUresult r, const char** s) {
 CUresult CUDAAPI cuDeviceGetCount(int* n) {
   if (!g_initialised) return CUDA_ERROR_NOT_INITIALIZED;
   const std::string count = env("FAKE_CUDA_DEVICE_COUNT", "");
-  *n = count.empty() ? static_cast<int>(devices().size()) : std::atoi(count.c_str());
+  *n = count.empty() ? static_cast<int>(visible().size()) : std::atoi(count.c_str());
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
@@ -158,7 +249,7 @@ CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
 }
 CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
-  std::snprintf(name, static_cast<std::size_t>(len), "Fake GPU %d", d);
+  std::snprintf(name, static_cast<std::size_t>(len), "Fake GPU %d", machine_index(d));
   // FAKE_CUDA_UNTERMINATED=1: a driver that fills the whole buffer and leaves no NUL.
   if (env("FAKE_CUDA_UNTERMINATED", "") == "1")
     std::memset(name + std::strlen(name), 'N', static_cast<std::size_t>(len) - std::strlen(name));
@@ -167,7 +258,9 @@ CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice d) {
 #ifndef FAKE_CUDA_OLD
 CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
-  for (int i = 0; i < 16; ++i) uuid->bytes[i] = static_cast<char>(i == 15 ? d : 0x10 * (d + 1) + i);
+  unsigned char bytes[16];
+  fill_uuid(bytes, machine_index(d));
+  for (int i = 0; i < 16; ++i) uuid->bytes[i] = static_cast<char>(bytes[i]);
   return CUDA_SUCCESS;
 }
 #endif
@@ -180,7 +273,9 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice
   if (CUresult r = check_device(d)) return r;
   if (a <= 0 || a >= CU_DEVICE_ATTRIBUTE_MAX || listed("FAKE_CUDA_REJECT_ATTRS", std::to_string(a)))
     return CUDA_ERROR_INVALID_VALUE;
-  const FakeDevice dev = devices()[static_cast<std::size_t>(d)];
+  const int m = machine_index(d);
+  const FakeDevice dev = devices()[static_cast<std::size_t>(m)];
+  const unsigned bus = buses(devices().size())[static_cast<std::size_t>(m)];
   switch (a) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR:
       *value = dev.major;
@@ -195,13 +290,16 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice
       *value = 32;
       break;
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT:
-      *value = 100 + d;
+      *value = 100 + m;
+      break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE:
+      *value = std::atoi(env("FAKE_CUDA_COMPUTE_MODE", "200").c_str());
       break;
     case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
       *value = 0;
       break;
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
-      *value = d + 1;
+      *value = static_cast<int>(bus);
       break;
     case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
       *value = 0;
@@ -214,7 +312,8 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice
 }
 CUresult CUDAAPI cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
-  std::snprintf(id, static_cast<std::size_t>(len), "0000:%02X:00.0", d + 1);
+  std::snprintf(id, static_cast<std::size_t>(len), "0000:%02X:00.0",
+                buses(devices().size())[static_cast<std::size_t>(machine_index(d))]);
   if (env("FAKE_CUDA_UNTERMINATED", "") == "1")
     std::memset(id + std::strlen(id), 'P', static_cast<std::size_t>(len) - std::strlen(id));
   return CUDA_SUCCESS;

@@ -7,6 +7,7 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/device/attributes.hpp"
+#include "cudatool/device/device_cache.hpp"
 #include "cudatool/driver/driver.hpp"
 
 namespace cudatool {
@@ -25,6 +26,8 @@ std::string range_text(int count) {
 }  // namespace
 
 int Device::count() {
+  if (const DeviceSnapshot* cached = cached_devices())
+    return static_cast<int>(cached->devices.size());
   int n = 0;
   CUDATOOL_CU(cuDeviceGetCount, &n);
   if (n < 0)  // a misbehaving driver: no vector is sized by it
@@ -41,13 +44,29 @@ Device::Device(int ordinal) {
                               " visible; " + range_text(n) + ")");
   }
   ordinal_ = ordinal;
+  if (cached_devices()) {
+    handle_ = ordinal;
+    cached_ = true;
+    return;
+  }
   CUDATOOL_CU(cuDeviceGet, &handle_, ordinal);
+}
+
+CUdevice Device::handle() const {
+  if (!cached_) return handle_;
+  CUdevice handle = 0;
+  CUDATOOL_CU(cuDeviceGet, &handle, ordinal_);
+  return handle;
 }
 
 std::vector<Device> Device::all() {
   std::vector<Device> devices;
   const int n = count();
   devices.reserve(static_cast<std::size_t>(n));
+  if (cached_devices()) {
+    for (int i = 0; i < n; ++i) devices.push_back(Device(i, i, true));
+    return devices;
+  }
   for (int i = 0; i < n; ++i) {
     CUdevice handle = 0;
     CUDATOOL_CU(cuDeviceGet, &handle, i);
@@ -99,18 +118,21 @@ std::string driver_text(const char (&buffer)[N]) {
 }  // namespace
 
 std::string Device::name() const {
+  if (cached_) return cached_devices()->devices[static_cast<std::size_t>(ordinal_)].name;
   char buffer[256] = {};
   CUDATOOL_CU(cuDeviceGetName, buffer, static_cast<int>(sizeof buffer), handle_);
   return driver_text(buffer);
 }
 
 std::string Device::pci_bus_id() const {
+  if (cached_) return cached_devices()->devices[static_cast<std::size_t>(ordinal_)].pci_bus_id;
   char buffer[32] = {};
   CUDATOOL_CU(cuDeviceGetPCIBusId, buffer, static_cast<int>(sizeof buffer), handle_);
   return lower(driver_text(buffer));
 }
 
 std::string Device::uuid() const {
+  if (cached_) return cached_devices()->devices[static_cast<std::size_t>(ordinal_)].uuid;
   CUuuid id{};
   CUDATOOL_CU(cuDeviceGetUuid, &id, handle_);
   unsigned char bytes[16];
@@ -124,14 +146,20 @@ ComputeCapability Device::compute_capability() const {
 }
 
 std::uint64_t Device::total_memory() const {
+  if (cached_)
+    if (const auto bytes = detail::cached_total_memory(ordinal_)) return *bytes;
   size_t bytes = 0;
-  CUDATOOL_CU(cuDeviceTotalMem, &bytes, handle_);
+  CUDATOOL_CU(cuDeviceTotalMem, &bytes, handle());
   return bytes;
 }
 
 int Device::get_attribute(CUdevice_attribute attribute) const {
+  // A rejected attribute is asked again, for the driver's own error.
+  if (cached_)
+    if (const auto kept = detail::cached_attribute(ordinal_, attribute); kept && !kept->rejected)
+      return kept->value;
   int value = 0;
-  CUDATOOL_CU(cuDeviceGetAttribute, &value, attribute, handle_);
+  CUDATOOL_CU(cuDeviceGetAttribute, &value, attribute, handle());
   return value;
 }
 
@@ -140,9 +168,15 @@ std::vector<std::pair<std::string, int>> Device::get_attributes() const {
   const auto table = device_attributes();
   values.reserve(table.size());
   for (const AttributeInfo& info : table) {
+    if (cached_) {
+      if (const auto kept = detail::cached_attribute(ordinal_, info.attribute)) {
+        if (!kept->rejected) values.emplace_back(std::string(info.name), kept->value);
+        continue;
+      }
+    }
     int value = 0;
     // An attribute this driver does not know is left out, never reported as 0.
-    if (CUDATOOL_CU_RESULT(cuDeviceGetAttribute, &value, info.attribute, handle_) == CUDA_SUCCESS)
+    if (CUDATOOL_CU_RESULT(cuDeviceGetAttribute, &value, info.attribute, handle()) == CUDA_SUCCESS)
       values.emplace_back(std::string(info.name), value);
   }
   return values;
@@ -150,8 +184,11 @@ std::vector<std::pair<std::string, int>> Device::get_attributes() const {
 
 bool Device::can_access_peer(const Device& other) const {
   if (other.handle_ == handle_) return false;
+  if (cached_ && other.cached_)
+    return cached_devices()
+        ->peer_access[static_cast<std::size_t>(ordinal_)][static_cast<std::size_t>(other.ordinal_)];
   int can = 0;
-  CUDATOOL_CU(cuDeviceCanAccessPeer, &can, handle_, other.handle_);
+  CUDATOOL_CU(cuDeviceCanAccessPeer, &can, handle(), other.handle());
   return can != 0;
 }
 

@@ -5,6 +5,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
+#include "cudatool/device/device_cache.hpp"
 #include "cudatool/driver/driver.hpp"
 #include "cudatool/driver/driver_release.hpp"
 
@@ -34,7 +35,8 @@ DeviceListing list_devices(bool with_memory_usage) {
   if (with_memory_usage) nvml_preload();
   DeviceListing listing;
   const auto devices = Device::all();
-  listing.cuda_version = driver::api().driver_version;
+  const DeviceSnapshot* cached = cached_devices();
+  listing.cuda_version = cached ? cached->cuda_version : driver::api().driver_version;
   listing.driver_version = driver_release(with_memory_usage);
   for (const Device& device : devices) {
     listing.devices.push_back(DeviceInfo::from_device(device));

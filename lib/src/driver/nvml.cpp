@@ -10,6 +10,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/driver/dynamic_library.hpp"
+#include "driver/nvml_symbol.hpp"
 
 namespace cudatool {
 namespace {
@@ -437,6 +438,11 @@ std::optional<std::string> nvml_driver_version() {
   if (nvml->driver_version(version, sizeof version - 1) != NVML_SUCCESS || !version[0])
     return std::nullopt;
   return std::string(version);
+}
+
+void* nvml_symbol(const char* name) {
+  Nvml* nvml = nvml_future().get();
+  return nvml->ready ? nvml->library.symbol(name) : nullptr;
 }
 
 }  // namespace cudatool

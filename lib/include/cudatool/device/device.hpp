@@ -37,7 +37,9 @@ class Device {
   static std::vector<Device> all();
 
   int ordinal() const { return ordinal_; }
-  CUdevice handle() const { return handle_; }
+  // The driver's handle (for a device answered from the device cache, device_cache.hpp, this
+  // first initialises the driver).
+  CUdevice handle() const;
   std::string name() const;
   std::string pci_bus_id() const;  // "0000:07:00.0"
   std::string uuid() const;        // "GPU-..." as nvidia-smi prints it
@@ -54,9 +56,11 @@ class Device {
   friend bool operator==(const Device& a, const Device& b) { return a.handle_ == b.handle_; }
 
  private:
-  Device(int ordinal, CUdevice handle) : ordinal_(ordinal), handle_(handle) {}
+  Device(int ordinal, CUdevice handle, bool cached = false)
+      : ordinal_(ordinal), handle_(handle), cached_(cached) {}
   int ordinal_ = 0;
   CUdevice handle_ = 0;
+  bool cached_ = false;  // answered from the device cache; handle_ is not the driver's
 };
 
 // "GPU-" + 8-4-4-4-12 lower-case hex of the 16 UUID bytes, as nvidia-smi prints it.

@@ -1,0 +1,108 @@
+#include "cudatool/driver/nvml_inventory.hpp"
+
+#include <cstring>
+
+#include "driver/nvml_symbol.hpp"
+
+namespace cudatool {
+namespace {
+
+// The declarations used, from NVML's API reference (nvml.h is not everywhere).
+using nvmlReturn_t = int;
+using nvmlDevice_t = struct nvmlDevice_st*;
+struct nvmlPciInfo_t {
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+};
+constexpr nvmlReturn_t NVML_SUCCESS = 0;
+constexpr nvmlReturn_t NVML_ERROR_NOT_SUPPORTED = 3;
+
+template <class Fn>
+Fn entry(const char* name) {
+  return reinterpret_cast<Fn>(nvml_symbol(name));
+}
+
+// "result:v1,v2": the values only where the query succeeded.
+NvmlReading reading(nvmlReturn_t result, std::initializer_list<long long> values) {
+  std::string text = std::to_string(result) + ":";
+  if (result != NVML_SUCCESS) return text;
+  bool first = true;
+  for (const long long v : values) {
+    text += (first ? "" : ",") + std::to_string(v);
+    first = false;
+  }
+  return text;
+}
+
+// A C string from a buffer NVML may leave unterminated.
+std::string bounded(const char* buffer, std::size_t size) {
+  return std::string(buffer, strnlen(buffer, size));
+}
+
+}  // namespace
+
+bool nvml_not_supported(const NvmlReading& r) {
+  return r == std::to_string(NVML_ERROR_NOT_SUPPORTED) + ":";
+}
+
+std::optional<NvmlInventory> nvml_inventory() {
+  using Count = nvmlReturn_t (*)(unsigned*);
+  using ByIndex = nvmlReturn_t (*)(unsigned, nvmlDevice_t*);
+  using Pci = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
+  using Text = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned);
+  using TwoUnsigned = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, unsigned*);
+  using TwoInt = nvmlReturn_t (*)(nvmlDevice_t, int*, int*);
+  using OneInt = nvmlReturn_t (*)(nvmlDevice_t, int*);
+  using Version = nvmlReturn_t (*)(char*, unsigned);
+  const auto count = entry<Count>("nvmlDeviceGetCount_v2");
+  const auto by_index = entry<ByIndex>("nvmlDeviceGetHandleByIndex_v2");
+  const auto pci = entry<Pci>("nvmlDeviceGetPciInfo_v3");
+  const auto uuid = entry<Text>("nvmlDeviceGetUUID");
+  const auto version = entry<Version>("nvmlSystemGetDriverVersion");
+  if (!count || !by_index || !pci || !uuid || !version) return std::nullopt;
+  const auto mig = entry<TwoUnsigned>("nvmlDeviceGetMigMode");
+  const auto ecc = entry<TwoInt>("nvmlDeviceGetEccMode");
+  const auto compute = entry<OneInt>("nvmlDeviceGetComputeMode");
+  const auto display_mode = entry<OneInt>("nvmlDeviceGetDisplayMode");
+  const auto display_active = entry<OneInt>("nvmlDeviceGetDisplayActive");
+  // A missing query is a reading of its own ("-1:"), never a guess.
+  constexpr nvmlReturn_t kMissing = -1;
+
+  NvmlInventory inventory;
+  char text[96] = {};
+  if (version(text, sizeof text - 1) != NVML_SUCCESS) return std::nullopt;
+  inventory.driver_version = bounded(text, sizeof text);
+  unsigned n = 0;
+  if (count(&n) != NVML_SUCCESS || n > 1024) return std::nullopt;
+  for (unsigned i = 0; i < n; ++i) {
+    nvmlDevice_t device = nullptr;
+    if (by_index(i, &device) != NVML_SUCCESS) return std::nullopt;
+    NvmlGpu gpu;
+    nvmlPciInfo_t info{};
+    if (pci(device, &info) != NVML_SUCCESS) return std::nullopt;
+    gpu.pci_bus_id = bounded(info.busId, sizeof info.busId);
+    std::memset(text, 0, sizeof text);
+    if (uuid(device, text, sizeof text - 1) != NVML_SUCCESS) return std::nullopt;
+    gpu.uuid = bounded(text, sizeof text);
+    // Each query runs before its values are read into the reading.
+    unsigned current = 0, pending = 0;
+    const nvmlReturn_t mig_result = mig ? mig(device, &current, &pending) : kMissing;
+    gpu.readings["mig"] = reading(mig_result, {current, pending});
+    int on = 0, on_pending = 0;
+    const nvmlReturn_t ecc_result = ecc ? ecc(device, &on, &on_pending) : kMissing;
+    gpu.readings["ecc"] = reading(ecc_result, {on, on_pending});
+    int mode = 0;
+    const nvmlReturn_t compute_result = compute ? compute(device, &mode) : kMissing;
+    gpu.readings["compute_mode"] = reading(compute_result, {mode});
+    int shown = 0, active = 0;
+    const nvmlReturn_t shown_result = display_mode ? display_mode(device, &shown) : kMissing;
+    const nvmlReturn_t active_result = display_active ? display_active(device, &active) : kMissing;
+    gpu.readings["display"] =
+        reading(shown_result, {shown}) + ";" + reading(active_result, {active});
+    inventory.gpus.push_back(std::move(gpu));
+  }
+  return inventory;
+}
+
+}  // namespace cudatool
