@@ -27,13 +27,15 @@ fi
 [ "$(field "$tool" Architecture)" = "$(dpkg --print-architecture)" ]
 field "$dev" Depends | grep -q 'libssl-dev'
 contents=$(dpkg-deb -c "$tool") dev_contents=$(dpkg-deb -c "$dev")
+# Here-strings, not `echo | grep -q`: grep -q leaves at the first match, echo then dies of
+# SIGPIPE, and pipefail fails the pipeline (the test failed so, now and then, under load).
 for f in /bin/cudatool /share/man/man1/cudatool.1 \
     /bash-completion/completions/cudatool /zsh/vendor-completions/_cudatool \
     /fish/vendor_completions.d/cudatool.fish /cudatool/schemas/devices.schema.json; do
-  echo "$contents" | grep -qF "$f" || { echo "$tool lacks $f" >&2; exit 1; }
+  grep -qF "$f" <<<"$contents" || { echo "$tool lacks $f" >&2; exit 1; }
 done
 for f in /include/cudatool/base/sha256.hpp /libcudatool.a /cmake/cudatool/cudatool-config.cmake \
     /pkgconfig/cudatool.pc; do
-  echo "$dev_contents" | grep -qF "$f" || { echo "$dev lacks $f" >&2; exit 1; }
+  grep -qF "$f" <<<"$dev_contents" || { echo "$dev lacks $f" >&2; exit 1; }
 done
 echo "packages: ok ($(basename "$tool"), $(basename "$dev"))"
