@@ -915,6 +915,26 @@ TEST_F(CliCompile, StaticKernelsUnderRdcHaveTheNamesOfTheUsersBuild) {
   }
 }
 
+// Issue 19: a -rdc CUBIN with an uninitialized __device__ array has a .nv.global section
+// (type 0x70000007) that is a size with no bytes in the file; it was read as contents and
+// the compile refused ("runs past the end of its data"), under both engines. One of 137
+// cuda-samples entries (binomialOptions_kernel.cu) has one.
+TEST_F(CliCompile, RelocatableCodeWithUninitializedDeviceGlobalsIsRead) {
+  const fs::path src = write("globals.cu",
+                             "__device__ float table[1024];\n"
+                             "__global__ void use_table(float* p) { p[threadIdx.x] = "
+                             "table[threadIdx.x]; }\n");
+  for (const char* engine : {"nvrtc", "nvcc"}) {
+    SCOPED_TRACE(engine);
+    const auto r = run_cudatool({"compile", src.string(), "--arch", "sm_90", "--rdc", "--compiler",
+                                 engine, "--no-cache", "--json"},
+                                options());
+    if (r.exit_code == 3 && std::string(engine) == "nvcc") continue;
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["kernels"][0]["name"], "_Z9use_tablePf");
+  }
+}
+
 // Issue 19: the file's own folder comes first for "..." includes (cuda-samples'
 // simpleCallback.cu includes its own multithreading.h, and Common/ has another), under
 // both engines.
