@@ -21,6 +21,7 @@
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/file_io.hpp"
+#include "cudatool/base/numbers.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/binary/cubin.hpp"
 #include "cudatool/compile/compile_cache.hpp"
@@ -46,6 +47,7 @@ struct CompileFlags {
   std::vector<std::string> defines;
   std::vector<std::string> include_dirs;
   std::string std;
+  std::optional<std::string> maxrregcount_text;  // parsed by parse_int (numbers.hpp)
   std::optional<int> maxrregcount;
   bool extern_c = false;
   bool no_extern_c = false;
@@ -61,6 +63,7 @@ struct CompileFlags {
   std::optional<std::string> cache_dir;
   bool no_cache = false;
   bool load = false;
+  std::optional<std::string> threads_text;
   std::optional<int> threads;
   std::optional<std::string> compiler;
   std::optional<std::string> device;
@@ -85,7 +88,15 @@ std::string read_source(const std::string& file) {
                        ": cannot read: " + std::strerror(saved));
     }
     if (n == 0) break;
+    // The bound every input file has (file_io.hpp): /dev/zero on stdin must not grow memory.
+    if (data.size() + static_cast<std::size_t>(n) > kMaxInputFileBytes)
+      throw UsageError("stdin: larger than " + std::to_string(kMaxInputFileBytes) + " bytes");
     data.append(buffer, static_cast<std::size_t>(n));
+    // A NUL or 0xFF byte is refused whatever follows (the compile's validation names where):
+    // no need to read on (/dev/zero would otherwise run to the bound).
+    if (std::memchr(buffer, 0, static_cast<std::size_t>(n)) ||
+        std::memchr(buffer, 0xff, static_cast<std::size_t>(n)))
+      break;
   }
   if (fd != 0) ::close(fd);
   return data;
@@ -342,8 +353,7 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
       ->allow_extra_args(false);
   sub->add_option("--std", f->std, "C++ dialect")
       ->check(CLI::IsMember({"c++11", "c++14", "c++17", "c++20"}));
-  sub->add_option("--maxrregcount", f->maxrregcount, "Registers per thread at most (1-255)")
-      ->check(CLI::Range(1, 255));
+  sub->add_option("--maxrregcount", f->maxrregcount_text, "Registers per thread at most (1-255)");
   auto* extern_c = sub->add_flag(
       "--extern-c", f->extern_c,
       "Wrap the source in extern \"C\" { } as PyCUDA does (the default for stdin only)");
@@ -369,8 +379,8 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
   sub->add_flag("--load", f->load,
                 "Load the module on the GPU and check the offline resources against the "
                 "driver's (exit 8 on any difference)");
-  sub->add_option("--threads", f->threads, "Add each kernel's occupancy at this block size")
-      ->check(CLI::Range(1, 1 << 20));
+  sub->add_option("--threads", f->threads_text,
+                  "Add each kernel's occupancy at this block size (1-1048576)");
   sub->add_option("--compiler", f->compiler,
                   "Engine: nvrtc (in-process) or nvcc; default: chosen for the file")
       ->check(CLI::IsMember({"nvrtc", "nvcc"}));
@@ -383,6 +393,11 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
 
   return {
       sub, [f, &global]() -> ExitStatus {
+        // Numbers through the one strict parser: decimal digits only (no hex, sign or
+        // octal reading of a leading 0).
+        if (f->maxrregcount_text)
+          f->maxrregcount = parse_int(*f->maxrregcount_text, "--maxrregcount", 1, 255);
+        if (f->threads_text) f->threads = parse_int(*f->threads_text, "--threads", 1, 1 << 20);
         const CompileFlags& flags = *f;
         if (flags.cache_stats || flags.cache_clear || flags.cache_trim) {
           if (!flags.file.empty())
@@ -409,6 +424,7 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
         if (flags.file != "-") {
           base.source_name = flags.file;
           base.source_dir = fs::path(flags.file).parent_path();
+          base.source_path = flags.file;
         } else {
           base.source_name = "stdin.cu";
         }
@@ -429,7 +445,6 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
           base.lineinfo = project->lineinfo;
           base.fast_math = project->fast_math;
           base.ptxas_options = project->ptxas_options;
-          base.extra_options = project->language_options;
           base.maxrregcount = project->maxrregcount;
         }
         base.defines.insert(base.defines.end(), flags.defines.begin(), flags.defines.end());
@@ -451,6 +466,10 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
                                   flags.xnvrtc.end());
         base.nvcc_options = default_flags_from_environment(Engine::nvcc);
         base.nvcc_options.insert(base.nvcc_options.end(), flags.xnvcc.begin(), flags.xnvcc.end());
+        // The project's nvcc-only switches (--extended-lambda): they make nvcc the engine.
+        if (project)
+          base.nvcc_options.insert(base.nvcc_options.end(), project->nvcc_language_options.begin(),
+                                   project->nvcc_language_options.end());
         if (base.engine == Engine::nvrtc) base.nvcc_options.clear();
         if (base.engine == Engine::nvcc) base.nvrtc_options.clear();
 

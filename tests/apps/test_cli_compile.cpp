@@ -1,7 +1,10 @@
 // `cudatool compile` end to end: the real binary, its output, exit codes and cache, on
 // this machine's NVRTC (no GPU needed; --load is covered by the GPU unit test).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -824,6 +827,335 @@ TEST_F(CliCompile, AHomeThatDoesNotExistIsNotCreated) {
   EXPECT_FALSE(fs::exists(home / ".cache" / "cudatool"));
   EXPECT_NE(r.err.find("cudatool: note: compile cache off: HOME="), std::string::npos) << r.err;
   EXPECT_FALSE(nlohmann::json::parse(r.out)["cache"]["enabled"].get<bool>());
+}
+
+// ---- Real projects (issue 19) and a hostile or unlucky user (issue 20). ----
+
+// The kernels of a `cudatool kernels --json` or `compile --json` document: name -> registers.
+std::map<std::string, int> kernel_registers(const nlohmann::json& j) {
+  std::map<std::string, int> out;
+  const nlohmann::json* list = &j["kernels"];
+  nlohmann::json gathered = nlohmann::json::array();
+  if (!j.contains("kernels"))
+    for (const auto& image : j["images"])
+      for (const auto& k : image["kernels"]) gathered.push_back(k);
+  if (!j.contains("kernels")) list = &gathered;
+  for (const auto& k : *list) out[k["name"].get<std::string>()] = k["num_regs"].get<int>();
+  return out;
+}
+
+// compile_commands.json for one file, with `arguments` between "nvcc" and "-c FILE".
+void write_database(const fs::path& build, const std::string& directory, const std::string& file,
+                    const std::vector<std::string>& arguments) {
+  fs::create_directories(build);
+  nlohmann::json args = nlohmann::json::array({"nvcc"});
+  for (const auto& a : arguments) args.push_back(a);
+  args.push_back("-c");
+  args.push_back(file);
+  nlohmann::json entry = {{"directory", directory}, {"file", file}, {"arguments", args}};
+  std::ofstream(build / "compile_commands.json") << nlohmann::json::array({entry}).dump();
+}
+
+// Issue 19: a project built with nvcc's --extended-lambda / --expt-relaxed-constexpr (every
+// cuda-samples entry has the first) compiles under nvcc, which the engine reason names;
+// NVRTC 13 refuses both options ("unrecognized option", exit 6 before).
+TEST_F(CliCompile, NvccOnlyProjectFlagsMakeNvccTheEngine) {
+  if (nvcc_path().empty()) GTEST_SKIP() << "nvcc is not installed";
+  const fs::path src =
+      write("lambda.cu",
+            "template <class F> __device__ int apply(F f, int x) { return f(x); }\n"
+            "__global__ void lambda_kernel(int* p) {\n"
+            "  p[0] = apply([] __device__(int v) { return v + 1; }, p[0]);\n}\n");
+  for (const std::string flag : {"--extended-lambda", "--expt-relaxed-constexpr"}) {
+    SCOPED_TRACE(flag);
+    std::vector<std::string> args{flag};
+    if (flag != "--extended-lambda") args.push_back("--extended-lambda");
+    write_database(dir_ / "build", dir_.string(), src.string(), args);
+    const auto r = run_cudatool(
+        {"compile", src.string(), "-p", (dir_ / "build").string(), "--arch", "sm_90", "--json"},
+        options());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["engine"], "nvcc");
+    EXPECT_NE(j["engine_reason"].get<std::string>().find("NVRTC has no equivalent"),
+              std::string::npos)
+        << j["engine_reason"];
+    EXPECT_EQ(j["kernels"][0]["name"], "_Z13lambda_kernelPi");
+  }
+}
+
+// Issue 19: nvcc compiles the file where it is, so a static kernel under -rdc gets the
+// __nv_static_<hash>_ name of the user's own nvcc build (the hash comes from the file's
+// real path), the same on every cold compile.
+TEST_F(CliCompile, StaticKernelsUnderRdcHaveTheNamesOfTheUsersBuild) {
+  const std::string nvcc = nvcc_path();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc is not installed";
+  fs::create_directories(dir_ / "src");
+  const fs::path src = dir_ / "src" / "statics.cu";
+  std::ofstream(src) << "static __global__ void hidden(int* p) { p[0] = 1; }\n"
+                        "namespace { __global__ void unnamed(int* p) { p[1] = 2; } }\n"
+                        "__global__ void launcher(int* p) { hidden<<<1, 1>>>(p); "
+                        "unnamed<<<1, 1>>>(p); }\n";
+  const fs::path reference = dir_ / "reference.cubin";
+  ASSERT_EQ(run_process(nvcc, {"-cubin", "-arch=sm_90", "-rdc=true", src.string(), "-o",
+                               reference.string()})
+                .exit_code,
+            0);
+  const auto ref = run_cudatool({"kernels", reference.string(), "--json"}, options());
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  const auto expected = kernel_registers(nlohmann::json::parse(ref.out));
+  ASSERT_EQ(expected.size(), 3u);
+  for (int run = 0; run < 2; ++run) {
+    const auto r = run_cudatool(
+        {"compile", src.string(), "--rdc", "--arch", "sm_90", "--no-cache", "--json"}, options());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["engine"], "nvcc") << j["engine_reason"];
+    EXPECT_EQ(kernel_registers(j), expected) << j["kernels"];
+  }
+}
+
+// Issue 19: a -rdc CUBIN with an uninitialized __device__ array has a .nv.global section
+// (type 0x70000007) that is a size with no bytes in the file; it was read as contents and
+// the compile refused ("runs past the end of its data"), under both engines. One of 137
+// cuda-samples entries (binomialOptions_kernel.cu) has one.
+TEST_F(CliCompile, RelocatableCodeWithUninitializedDeviceGlobalsIsRead) {
+  const fs::path src = write("globals.cu",
+                             "__device__ float table[1024];\n"
+                             "__global__ void use_table(float* p) { p[threadIdx.x] = "
+                             "table[threadIdx.x]; }\n");
+  for (const char* engine : {"nvrtc", "nvcc"}) {
+    SCOPED_TRACE(engine);
+    const auto r = run_cudatool({"compile", src.string(), "--arch", "sm_90", "--rdc", "--compiler",
+                                 engine, "--no-cache", "--json"},
+                                options());
+    if (r.exit_code == 3 && std::string(engine) == "nvcc") continue;
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["kernels"][0]["name"], "_Z9use_tablePf");
+  }
+}
+
+// Issue 19: the file's own folder comes first for "..." includes (cuda-samples'
+// simpleCallback.cu includes its own multithreading.h, and Common/ has another), under
+// both engines.
+TEST_F(CliCompile, TheFilesOwnFolderComesFirstForQuotedIncludes) {
+  fs::create_directories(dir_ / "sample");
+  fs::create_directories(dir_ / "Common");
+  std::ofstream(dir_ / "sample" / "helper.h") << "#define HELPER_VALUE 7\n";
+  std::ofstream(dir_ / "Common" / "helper.h") << "#error the shared helper.h was taken\n";
+  const fs::path src = dir_ / "sample" / "sample.cu";
+  std::ofstream(src) << "#include \"helper.h\"\n"
+                        "__global__ void own_folder(int* p) { p[0] = HELPER_VALUE; }\n";
+  for (const char* engine : {"nvrtc", "nvcc"}) {
+    SCOPED_TRACE(engine);
+    const auto r = run_cudatool({"compile", src.string(), "-I", (dir_ / "Common").string(),
+                                 "--arch", "sm_90", "--compiler", engine, "--no-cache"},
+                                options());
+    if (r.exit_code == 3 && std::string(engine) == "nvcc") continue;
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("own_folder"), std::string::npos) << r.out;
+  }
+}
+
+// Issue 20, item 5: a compilation database (or a command line, or a directory name) must
+// never make nvcc's shell run a command. Every field with each payload: refused with one
+// line naming the entry and the value, or compiled with nothing run. The marker is what
+// `touch` would create in nvcc's working directory.
+TEST_F(CliCompile, ACompilationDatabaseNeverRunsACommand) {
+  if (nvcc_path().empty()) GTEST_SKIP() << "nvcc is not installed";
+  const fs::path work = dir_ / "work";
+  fs::create_directories(work);
+  const fs::path marker = work / "pwned";
+  const std::vector<std::string> payloads = {";touch pwned;", "&&touch pwned&&",
+                                             "|touch pwned|", "$(touch pwned)",
+                                             "`touch pwned`", "\ntouch pwned\n"};
+  auto o = options();
+  o.working_directory = work.string();
+  std::size_t refused = 0, compiled = 0;
+  for (std::size_t i = 0; i < payloads.size(); ++i) {
+    const std::string& payload = payloads[i];
+    const fs::path project = dir_ / ("project" + std::to_string(i));
+    fs::create_directories(project / "inc");
+    const fs::path src = project / "host.cu";
+    std::ofstream(src) << "#include <cstdio>\n__global__ void host_kernel(int* p) { p[0] = 1; }\n";
+    struct Field {
+      std::string name;
+      std::vector<std::string> args;
+      std::string directory;
+    };
+    for (const auto& f : std::vector<Field>{
+             {"-D", {"-DX=" + payload}, project.string()},
+             {"-I", {"-I" + (project / "inc").string() + payload}, project.string()},
+             {"-Xptxas", {"-Xptxas", "-v" + payload}, project.string()},
+             {"directory", {"-Iinc"}, project.string() + payload},
+         }) {
+      SCOPED_TRACE(f.name + " " + payload);
+      write_database(project / "build", f.directory, src.string(), f.args);
+      const auto r = run_cudatool({"compile", src.string(), "-p", (project / "build").string(),
+                                   "--arch", "sm_90", "--no-cache"},
+                                  o);
+      EXPECT_FALSE(fs::exists(marker)) << "a command ran: " << r.err;
+      fs::remove(marker);
+      if (r.exit_code == 2) {
+        ++refused;
+        EXPECT_EQ(count_lines(r.err), 1) << r.err;
+        EXPECT_NE(r.err.find("the entry for"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find(f.name), std::string::npos) << r.err;
+      } else {
+        ++compiled;
+        // Inside nvcc's double quotes ; && | are text: the entry compiles (an -I that does
+        // not exist is no error; a macro nobody uses neither).
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(payload.find_first_of("$`\n"), std::string::npos);
+      }
+    }
+  }
+  // -D, -I and directory refuse $( ` and a newline; -Xptxas (bare) refuses all six.
+  EXPECT_EQ(refused, 3u * 3 + 6);
+  EXPECT_EQ(compiled, 3u * 3);
+  // The same through the command line and a source directory whose name holds backquotes.
+  const fs::path odd = dir_ / "src`touch pwned`";
+  fs::create_directories(odd);
+  std::ofstream(odd / "k.cu") << "#include <cstdio>\n__global__ void k(int* p) { p[0] = 1; }\n";
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"compile", write("k.cu", "__global__ void k(int* p) { *p = 1; }\n").string(), "-D",
+            "X=$(touch pwned)", "--compiler", "nvcc"},
+           {"compile", write("k2.cu", "__global__ void k(int* p) { *p = 1; }\n").string(),
+            "-Xptxas", "-v;touch pwned", "--compiler", "nvcc"},
+           {"compile", (odd / "k.cu").string()}}) {
+    auto full = args;
+    full.insert(full.end(), {"--arch", "sm_90", "--no-cache"});
+    const auto r = run_cudatool(full, o);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find("/bin/sh"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(marker)) << "a command ran: " << r.err;
+  }
+}
+
+// Issue 20, item 16: SIGINT or SIGTERM while nvcc runs reaches nvcc's process group, the
+// temporary directory goes, and cudatool exits 128 + N. The "nvcc" here starts a
+// grandchild and waits, as nvcc waits for cicc and ptxas.
+TEST_F(CliCompile, ASignalDuringAnNvccCompileStopsNvccCleansUpAndExits128PlusN) {
+  const fs::path tmp = dir_ / "tmp";
+  fs::create_directories(tmp);
+  const fs::path pid_file = dir_ / "grandchild.pid";
+  const fs::path fake = write("fake-nvcc",
+                              "#!/bin/sh\n"
+                              "if [ \"$1\" = --version ]; then\n"
+                              "  echo 'Cuda compilation tools, release 13.0, V13.0.88'; exit 0\n"
+                              "fi\n"
+                              "sleep 60 &\necho $! > '" +
+                                  pid_file.string() +
+                                  ".tmp'\n"
+                                  "mv '" +
+                                  pid_file.string() + ".tmp' '" + pid_file.string() +
+                                  "'\n"
+                                  "wait\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  const fs::path src = write("slow.cu", "__global__ void slow(int* p) { *p = 1; }\n");
+  for (const int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig);
+    fs::remove(pid_file);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::setenv("CUDATOOL_NVCC", fake.c_str(), 1);
+      ::setenv("TMPDIR", tmp.c_str(), 1);
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      ::execl(CUDATOOL_BINARY, CUDATOOL_BINARY, "compile", src.c_str(), "--arch", "sm_90",
+              "--compiler", "nvcc", "--no-cache", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    for (int i = 0; i < 400 && !fs::exists(pid_file); ++i) ::usleep(25000);
+    ASSERT_TRUE(fs::exists(pid_file));
+    ::kill(pid, sig);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    EXPECT_TRUE(fs::is_empty(tmp)) << "a temporary directory was left";
+    pid_t grandchild = 0;
+    std::ifstream(pid_file) >> grandchild;
+    ASSERT_GT(grandchild, 0);
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+      std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
+      std::string id, name, state;
+      gone = !(stat >> id >> name >> state) || state == "Z";
+      if (!gone) ::usleep(20000);
+    }
+    EXPECT_TRUE(gone) << "nvcc's child " << grandchild << " still runs";
+  }
+}
+
+// Issue 20, item 7: -o writes through a symbolic link, a dangling one included (its
+// target is created, the link stays), and a file it replaces keeps its mode.
+TEST_F(CliCompile, OutputWritesThroughLinksAndKeepsTheFilesMode) {
+  const fs::path target = dir_ / "target.cubin";
+  const fs::path link = dir_ / "link.cubin";
+  fs::create_symlink("target.cubin", link);
+  auto r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "-o", link.string()},
+                        options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  ASSERT_TRUE(fs::is_regular_file(target));
+  EXPECT_EQ(read_file(target.string()).substr(1, 3), "ELF");
+  const fs::path private_file = write("private.cubin", "old");
+  ::chmod(private_file.c_str(), 0600);
+  r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "-o", private_file.string()},
+                   options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  struct stat info {};
+  ASSERT_EQ(::stat(private_file.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  EXPECT_EQ(read_file(private_file.string()).substr(1, 3), "ELF");
+}
+
+// Issue 20, item 10: stdin is bounded like every input (and /dev/zero, all NUL bytes, is
+// refused at once); before, `compile - < /dev/zero` read until memory ran out.
+TEST_F(CliCompile, StdinIsBounded) {
+  ProcessOptions o = options();
+  o.timeout_seconds = 60;
+  const auto r = run_process(
+      "/bin/sh",
+      {"-c", std::string("exec '") + CUDATOOL_BINARY + "' compile - --arch sm_90 < /dev/zero"}, o);
+  ASSERT_FALSE(r.timed_out);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("0x00"), std::string::npos) << r.err;
+}
+
+// Issue 20, item 6: an entry someone else could have written is not used (one warning),
+// and the compile gives the source's own figures.
+TEST_F(CliCompile, AnEntryWritableByOthersIsNotTrusted) {
+  auto r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--json"}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto first = nlohmann::json::parse(r.out);
+  const std::string entry = first["cache"]["path"];
+  ::chmod(entry.c_str(), 0666);
+  r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--json"}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto second = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(second["cache"]["hit"].get<bool>());
+  EXPECT_EQ(second["kernels"], first["kernels"]);
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("writable by others"), std::string::npos) << r.err;
+}
+
+// Issue 20, item 14: a relative XDG_CACHE_HOME is ignored (XDG Base Directory spec).
+TEST_F(CliCompile, ARelativeXdgCacheHomeIsIgnored) {
+  auto o = options();
+  o.env["CUDATOOL_CACHE_DIR"] = std::nullopt;
+  o.env["XDG_CACHE_HOME"] = "relative-cache";
+  o.env["HOME"] = dir_.string();
+  o.working_directory = dir_.string();
+  const auto r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--json"}, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["cache"]["dir"], (dir_ / ".cache" / "cudatool").string());
+  EXPECT_FALSE(fs::exists(dir_ / "relative-cache"));
 }
 
 }  // namespace

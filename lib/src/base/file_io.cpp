@@ -163,25 +163,30 @@ bool is_regular_file(const std::filesystem::path& path) noexcept {
 void write_atomically(const std::filesystem::path& path, std::string_view data,
                       std::string_view what) {
   if (path.empty()) cannot_write(what, path, "empty file name");
+  // Through symbolic links, one hop at a time (a dangling link names the file to create).
   std::filesystem::path target = path;
   struct stat st {};
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    // Replace what the link points at, not the link.
+  for (int hops = 0; ::lstat(target.c_str(), &st) == 0 && S_ISLNK(st.st_mode); ++hops) {
+    if (hops == 40) cannot_write(what, path, std::strerror(ELOOP));
     std::error_code ec;
-    const auto resolved = std::filesystem::weakly_canonical(path, ec);
+    const std::filesystem::path next = std::filesystem::read_symlink(target, ec);
     if (ec) cannot_write(what, path, ec.message());
-    target = resolved;
+    target = next.is_absolute() ? next : target.parent_path() / next;
   }
+  bool exists = false;
   if (::stat(target.c_str(), &st) == 0) {
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_in_place(target, data, what);
     if (S_ISDIR(st.st_mode)) cannot_write(what, path, "is a directory");
     if (!S_ISREG(st.st_mode))
       cannot_write(what, path, "not a regular file, a character device or a FIFO");
+    exists = true;
   }
   const std::filesystem::path temporary = temporary_for(target);
-  Descriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  // A new file gets 0666 less the umask, as any program's; a replaced one keeps its mode.
+  Descriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (fd.get() < 0) cannot_write(what, path, std::strerror(errno));
-  int error = write_all(fd.get(), data);
+  int error = exists && ::fchmod(fd.get(), st.st_mode & 0777) != 0 ? errno : 0;
+  if (error == 0) error = write_all(fd.get(), data);
   if (fd.release_and_close() != 0 && error == 0) error = errno;
   if (error == 0 && ::rename(temporary.c_str(), target.c_str()) != 0) error = errno;
   if (error != 0) {

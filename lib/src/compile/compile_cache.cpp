@@ -3,13 +3,17 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <system_error>
 #include <utility>
 
 #include "cudatool/base/error.hpp"
@@ -24,6 +28,21 @@ constexpr std::string_view kMagic = "cudatool-cache 2\n";
 constexpr std::string_view kExtension = ".entry";
 constexpr const char* kVersionDir = "v2";
 constexpr std::uint64_t kMaxEntryBytes = 1ull << 30;
+// A store writes its temporary in well under a second; one older than this was left by a
+// process that died, and --cache-clear removes it.
+constexpr std::int64_t kAbandonedTemporaryNs = std::int64_t{3600} * 1000000000;
+
+// `path` and its missing parents, each created 0700 (the cache holds what the user's
+// sources compile to); what exists already is left as it is.
+std::error_code make_private_directories(const fs::path& path) {
+  std::error_code ec;
+  if (path.empty() || fs::is_directory(path, ec)) return {};
+  if (path.has_parent_path() && path.parent_path() != path)
+    if (auto parent = make_private_directories(path.parent_path())) return parent;
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+    return std::error_code(errno, std::generic_category());
+  return {};
+}
 
 bool truthy(const char* value) {
   if (value == nullptr) return false;
@@ -92,6 +111,25 @@ Fd open_dir_at(int at, const char* name) {
   return Fd(::openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 }
 
+// Why the file or directory `fd` is not to be trusted (as ssh treats its files): owned by
+// someone else (root excepted), or writable by group or others. The cache's own top
+// directory may be writable by others when it is sticky (a shared 1777 directory like
+// /tmp): nobody can then rename or remove what another user put there.
+std::optional<std::string> distrust(int fd, bool top) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) return std::string(std::strerror(errno));
+  if (info.st_uid != ::geteuid() && info.st_uid != 0)
+    return "owned by uid " + std::to_string(info.st_uid) + ", not by you (uid " +
+           std::to_string(::geteuid()) + ")";
+  const bool sticky = (info.st_mode & S_ISVTX) != 0;
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(top && S_ISDIR(info.st_mode) && sticky)) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(info.st_mode & 07777));
+    return std::string("writable by others (mode ") + mode + ")";
+  }
+  return std::nullopt;
+}
+
 // Removes `name` below `at` whatever it is, without following links.
 void remove_at(int at, const char* name, int depth = 0) {
   struct stat info {};
@@ -120,12 +158,12 @@ void remove_at(int at, const char* name, int depth = 0) {
 
 // A directory below `at`, created when absent; a link or file in its place is replaced.
 Fd make_dir_at(int at, const char* name) {
-  if (::mkdirat(at, name, 0755) != 0 && errno != EEXIST) return Fd();
+  if (::mkdirat(at, name, 0700) != 0 && errno != EEXIST) return Fd();
   Fd dir = open_dir_at(at, name);
   if (dir) return dir;
   if (errno != ELOOP && errno != ENOTDIR) return Fd();
   remove_at(at, name);
-  if (::mkdirat(at, name, 0755) != 0) return Fd();
+  if (::mkdirat(at, name, 0700) != 0) return Fd();
   return open_dir_at(at, name);
 }
 
@@ -171,18 +209,19 @@ Listing list_entries(const fs::path& root) {
   Fd top(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!top) return listing;
   Fd version = open_dir_at(top.get(), kVersionDir);
-  if (!version) return listing;
+  if (!version || distrust(top.get(), true) || distrust(version.get(), false)) return listing;
   for (const auto& sub : list_dir(version.get())) {
     if (!is_hex(sub, 2)) continue;
     Fd dir = open_dir_at(version.get(), sub.c_str());
-    if (!dir) continue;
+    if (!dir || distrust(dir.get(), false)) continue;
     for (const auto& name : list_dir(dir.get())) {
       const bool entry = entry_name(sub, name);
       const bool temporary = !entry && temporary_name(sub, name);
       if (!entry && !temporary) continue;
       struct stat info {};
       if (::fstatat(dir.get(), name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0 ||
-          !S_ISREG(info.st_mode))
+          !S_ISREG(info.st_mode) || (info.st_uid != ::geteuid() && info.st_uid != 0) ||
+          (info.st_mode & (S_IWGRP | S_IWOTH)) != 0)
         continue;
       listing.files.push_back(
           {sub, name, static_cast<std::uint64_t>(info.st_size),
@@ -259,7 +298,8 @@ CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_
     config.dir = *dir_flag;
   } else if (!env("CUDATOOL_CACHE_DIR").empty()) {
     config.dir = env("CUDATOOL_CACHE_DIR");
-  } else if (!env("XDG_CACHE_HOME").empty()) {
+  } else if (!env("XDG_CACHE_HOME").empty() && fs::path(env("XDG_CACHE_HOME")).is_absolute()) {
+    // A relative XDG_CACHE_HOME is invalid and ignored (XDG Base Directory spec).
     under("XDG_CACHE_HOME", env("XDG_CACHE_HOME"), "cudatool");
   } else if (!env("HOME").empty()) {
     under("HOME", env("HOME"), fs::path(".cache") / "cudatool");
@@ -298,19 +338,33 @@ void CompileCache::disable(const std::string& why) {
   warnings_.push_back("compile cache disabled: " + why + "; compiling without the cache");
 }
 
+bool CompileCache::trusted(int fd, const fs::path& path, bool top) {
+  const auto why = distrust(fd, top);
+  if (why) disable(path.string() + " is " + *why + ", so its entries cannot be trusted");
+  return !why;
+}
+
 std::optional<std::string> CompileCache::load(const std::string& key) {
   if (!enabled() || !valid_key(key)) return std::nullopt;
   Fd top(::open(config_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!top) return std::nullopt;
+  if (!top || !trusted(top.get(), config_.dir, true)) return std::nullopt;
   Fd version = open_dir_at(top.get(), kVersionDir);
-  if (!version) return std::nullopt;
+  if (!version || !trusted(version.get(), config_.dir / kVersionDir, false)) return std::nullopt;
   const std::string sub = key.substr(0, 2);
   Fd dir = open_dir_at(version.get(), sub.c_str());
-  if (!dir) return std::nullopt;
+  if (!dir || !trusted(dir.get(), config_.dir / kVersionDir / sub, false)) return std::nullopt;
   const std::string name = key + std::string(kExtension);
   Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!file) {
     if (errno != ENOENT) remove_at(dir.get(), name.c_str());  // a link, or unreadable
+    return std::nullopt;
+  }
+  // An entry someone else could have written: a miss (the store replaces it), said once.
+  if (const auto why = distrust(file.get(), false)) {
+    if (!distrust_warned_) {
+      distrust_warned_ = true;
+      warnings_.push_back("compile cache: ignored " + entry_path(key).string() + ": " + *why);
+    }
     return std::nullopt;
   }
   struct stat info {};
@@ -351,15 +405,16 @@ void CompileCache::remove(const std::string& key) {
 
 bool CompileCache::store(const std::string& key, std::string_view payload) {
   if (!enabled() || !valid_key(key)) return false;
-  std::error_code ec;
-  fs::create_directories(config_.dir, ec);
+  const std::error_code ec = make_private_directories(config_.dir);
   Fd top(::open(config_.dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!top) {
     disable("cannot use " + config_.dir.string() + " (" +
             (ec ? ec.message() : std::string(std::strerror(errno))) + ")");
     return false;
   }
+  if (!trusted(top.get(), config_.dir, true)) return false;
   Fd version = make_dir_at(top.get(), kVersionDir);
+  if (version && !trusted(version.get(), config_.dir / kVersionDir, false)) return false;
   const std::string sub = key.substr(0, 2);
   Fd dir = version ? make_dir_at(version.get(), sub.c_str()) : Fd();
   if (!dir) {
@@ -367,13 +422,14 @@ bool CompileCache::store(const std::string& key, std::string_view payload) {
             std::strerror(errno) + ")");
     return false;
   }
+  if (!trusted(dir.get(), config_.dir / kVersionDir / sub, false)) return false;
   static std::atomic<unsigned> counter{0};
   const std::string name = key + std::string(kExtension);
   const std::string temporary =
       name + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
   const std::string data = format_cache_entry(key, payload);
   Fd fd(::openat(dir.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                 0644));
+                 0600));
   if (!fd) {
     disable("cannot write in " + (config_.dir / kVersionDir / sub).string() + " (" +
             std::strerror(errno) + ")");
@@ -396,6 +452,7 @@ bool CompileCache::store(const std::string& key, std::string_view payload) {
     remove_at(dir.get(), name.c_str());
     if (::renameat(dir.get(), temporary.c_str(), dir.get(), name.c_str()) != 0) error = errno;
   }
+  if (error == ENOENT) return false;  // the temporary went (a clear long after it began)
   if (error != 0) {
     ::unlinkat(dir.get(), temporary.c_str(), 0);
     disable("cannot write " + entry_path(key).string() + " (" + std::strerror(error) + ")");
@@ -420,8 +477,14 @@ CacheStats CompileCache::stats() const {
 std::uint64_t CompileCache::clear() {
   std::uint64_t removed = 0;
   const Listing listing = list_entries(config_.dir);
-  for (const auto& f : listing.files)
+  // A temporary is a store under way, unless it is old: one left by a store that was killed.
+  struct timespec now {};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const std::int64_t now_ns = static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+  for (const auto& f : listing.files) {
+    if (f.temporary && now_ns - f.mtime_ns < kAbandonedTemporaryNs) continue;
     if (::unlinkat(listing.dir_fd(f.dir), f.name.c_str(), 0) == 0 && !f.temporary) ++removed;
+  }
   return removed;
 }
 

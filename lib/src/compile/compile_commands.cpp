@@ -5,6 +5,9 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/file_io.hpp"
+#include "cudatool/base/numbers.hpp"
+#include "cudatool/base/text.hpp"
+#include "cudatool/compile/process.hpp"
 
 namespace cudatool {
 namespace fs = std::filesystem;
@@ -109,20 +112,35 @@ void read_arguments(ProjectFlags& f, const std::vector<std::string>& args, int d
     } else if (auto px = value_of(i, a, {"-Xptxas", "--ptxas-options"})) {
       add_comma_list(f.ptxas_options, *px);
     } else if (auto m = value_of(i, a, {"-maxrregcount", "--maxrregcount"})) {
-      try {
-        f.maxrregcount = std::stoi(*m);
-      } catch (const std::exception&) {
-      }
+      f.maxrregcount = parse_int(
+          *m, "--maxrregcount of the compile_commands.json entry for " + quote_input(f.file), 1,
+          255);
     } else if (a == "--expt-relaxed-constexpr" || a == "-expt-relaxed-constexpr" ||
                a == "--extended-lambda" || a == "-extended-lambda" ||
                a == "--expt-extended-lambda" || a == "-expt-extended-lambda") {
       const std::string canonical =
           a.find("relaxed") != std::string::npos ? "--expt-relaxed-constexpr" : "--extended-lambda";
-      if (std::find(f.language_options.begin(), f.language_options.end(), canonical) ==
-          f.language_options.end())
-        f.language_options.push_back(canonical);
+      if (std::find(f.nvcc_language_options.begin(), f.nvcc_language_options.end(), canonical) ==
+          f.nvcc_language_options.end())
+        f.nvcc_language_options.push_back(canonical);
     }
   }
+}
+
+// Refuses what nvcc would hand to a shell in a form it acts on (process.hpp), naming the
+// entry, the field and the value.
+void refuse_shell_hazards(const ProjectFlags& f, const fs::path& database) {
+  auto check = [&](std::string_view field, const std::string& value, NvccQuoting quoting) {
+    if (auto why = nvcc_shell_hazard(value, quoting))
+      throw UsageError(database.string() + ": the entry for " + quote_input(f.file) + ": " +
+                       std::string(field) + " " + quote_input(value) + " holds " + *why +
+                       "; nvcc hands it to /bin/sh, so cudatool refuses the entry");
+  };
+  check("directory", f.directory, NvccQuoting::double_quoted);
+  check("file", f.file, NvccQuoting::double_quoted);
+  for (const auto& d : f.defines) check("-D", d, NvccQuoting::define);
+  for (const auto& i : f.include_dirs) check("-I", i, NvccQuoting::double_quoted);
+  for (const auto& p : f.ptxas_options) check("-Xptxas", p, NvccQuoting::bare);
 }
 
 }  // namespace
@@ -203,6 +221,7 @@ ProjectFlags project_flags(const fs::path& build_dir, const fs::path& source) {
     }
     if (!args.empty()) args.erase(args.begin());  // the compiler itself
     read_arguments(flags, args, 0);
+    refuse_shell_hazards(flags, file);
     return flags;
   }
   throw UsageError(file.string() + ": no entry for " + source.string() +

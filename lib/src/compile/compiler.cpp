@@ -24,6 +24,7 @@
 #include "cudatool/base/sha256.hpp"
 #include "cudatool/binary/cubin.hpp"
 #include "cudatool/compile/compile_cache.hpp"
+#include "cudatool/compile/process.hpp"
 #include "cudatool/driver/nvrtc.hpp"
 
 namespace cudatool {
@@ -99,56 +100,12 @@ std::string find_nvcc() {
       "nvcc");
 }
 
-struct ProcessOutput {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-ProcessOutput run_capture(const std::vector<std::string>& argv) {
-  int pipe_fds[2];
-  if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
-    throw std::system_error(errno, std::generic_category(), "pipe");
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int saved = errno;
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    throw std::system_error(saved, std::generic_category(), "fork");
-  }
-  if (pid == 0) {
-    ::dup2(pipe_fds[1], 1);
-    ::dup2(pipe_fds[1], 2);
-    const int null = ::open("/dev/null", O_RDONLY);
-    if (null >= 0) ::dup2(null, 0);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
-  ::close(pipe_fds[1]);
-  ProcessOutput result;
-  char buffer[4096];
-  for (;;) {
-    const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    result.output.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
 std::string nvcc_version(const std::string& nvcc) {
   static std::mutex mutex;
   static std::map<std::string, std::string> known;
   std::lock_guard lock(mutex);
   if (auto it = known.find(nvcc); it != known.end()) return it->second;
-  const ProcessOutput out = run_capture({nvcc, "--version"});
+  const ChildResult out = run_nvcc_process({nvcc, "--version"});
   std::string version = "unknown";
   if (const auto pos = out.output.find(", V"); pos != std::string::npos) {
     const auto end = out.output.find_first_of("\r\n", pos);
@@ -231,7 +188,54 @@ struct IncludeScan {
   std::vector<std::string> unresolved;  // names found nowhere: host headers or missing ones
   std::vector<std::string> toolkit;     // names found in CUDA's include directories
   bool has_main = false;
+  bool static_kernels = false;               // `static __global__` (internal linkage)
+  bool anonymous_namespace_kernels = false;  // __global__ in a file with `namespace {`
 };
+
+bool identifier_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// Whether a `__global__` of `text` is declared static: the word `static` in the same
+// declaration (back to the previous ';', '{', '}' or line start of a directive).
+bool declares_static_kernel(const std::string& text) {
+  std::size_t pos = 0;
+  while ((pos = text.find("__global__", pos)) != std::string::npos) {
+    const std::size_t begin = text.find_last_of(";{}#", pos) == std::string::npos
+                                  ? 0
+                                  : text.find_last_of(";{}#", pos) + 1;
+    std::size_t end = text.find('(', pos);
+    if (end == std::string::npos) end = text.size();
+    for (std::size_t s = text.find("static", begin); s != std::string::npos && s < end;
+         s = text.find("static", s + 6)) {
+      const bool whole = (s == 0 || !identifier_char(text[s - 1])) &&
+                         (s + 6 >= text.size() || !identifier_char(text[s + 6]));
+      if (whole) return true;
+    }
+    pos += 10;
+  }
+  return false;
+}
+
+// Whether `text` opens an anonymous namespace (`namespace {`).
+bool opens_anonymous_namespace(const std::string& text) {
+  std::size_t pos = 0;
+  while ((pos = text.find("namespace", pos)) != std::string::npos) {
+    const bool start = pos == 0 || !identifier_char(text[pos - 1]);
+    std::size_t after = pos + 9;
+    while (after < text.size() && std::isspace(static_cast<unsigned char>(text[after]))) ++after;
+    if (start && after < text.size() && text[after] == '{') return true;
+    pos += 9;
+  }
+  return false;
+}
+
+void scan_linkage(const std::string& text, IncludeScan& scan) {
+  if (text.find("__global__") == std::string::npos) return;
+  if (!scan.static_kernels) scan.static_kernels = declares_static_kernel(text);
+  if (!scan.anonymous_namespace_kernels)
+    scan.anonymous_namespace_kernels = opens_anonymous_namespace(text);
+}
 
 // `#include "x"` / `#include <x>` names of one file, in order.
 std::vector<std::pair<std::string, bool>> include_lines(const std::string& text) {
@@ -287,6 +291,7 @@ IncludeScan scan_includes(const CompileRequest& r) {
     int depth;
   };
   scan.has_main = defines_main(r.source);
+  scan_linkage(r.source, scan);
   std::vector<Pending> stack{{r.source, source_dir, 0}};
   while (!stack.empty()) {
     Pending current = std::move(stack.back());
@@ -307,6 +312,7 @@ IncludeScan scan_includes(const CompileRequest& r) {
         scan.found.push_back(candidate);
         if (auto text = detail::read_file(candidate)) {
           if (!scan.has_main) scan.has_main = defines_main(*text);
+          scan_linkage(*text, scan);
           stack.push_back({std::move(*text), candidate.parent_path(), current.depth + 1});
         }
         break;
@@ -348,8 +354,22 @@ bool host_toolkit_header(const std::string& name) {
   return name.rfind("thrust/", 0) == 0;
 }
 
+// nvcc's language switches NVRTC 13 has no option for (it refuses --extended-lambda and
+// --expt-relaxed-constexpr in every spelling as "unrecognized option"; its documented
+// options have neither): a file built with them compiles under nvcc only.
+bool nvcc_only_language_option(const std::string& option) {
+  for (const char* name :
+       {"--extended-lambda", "-extended-lambda", "--expt-extended-lambda", "-expt-extended-lambda",
+        "--expt-relaxed-constexpr", "-expt-relaxed-constexpr"})
+    if (option == name) return true;
+  return false;
+}
+
 EngineChoice choose_engine_from(const CompileRequest& r, const IncludeScan& scan) {
   if (r.engine) return {*r.engine, "--compiler " + std::string(to_string(*r.engine))};
+  for (const auto& option : r.nvcc_options)
+    if (nvcc_only_language_option(option))
+      return {Engine::nvcc, option + ": an nvcc option NVRTC has no equivalent for"};
   if (!r.nvcc_options.empty() && r.nvrtc_options.empty())
     return {Engine::nvcc, "-Xnvcc options given"};
   for (const auto& name : scan.unresolved)
@@ -357,6 +377,17 @@ EngineChoice choose_engine_from(const CompileRequest& r, const IncludeScan& scan
   for (const auto& name : scan.toolkit)
     if (host_toolkit_header(name)) return {Engine::nvcc, "host code: <" + name + "> is host API"};
   if (scan.has_main) return {Engine::nvcc, "host code: the file defines main"};
+  // Kernels with internal linkage: nvcc names them from the file's real path
+  // (_GLOBAL__N__<hash>_..., and __nv_static_<hash>_... under -rdc); NVRTC names them
+  // otherwise, so only nvcc gives the names the user's build has.
+  if (scan.anonymous_namespace_kernels)
+    return {Engine::nvcc,
+            "kernels in an anonymous namespace: their names come from the file's path under "
+            "nvcc, not under NVRTC"};
+  if (r.rdc && scan.static_kernels)
+    return {Engine::nvcc,
+            "static __global__ under -rdc: nvcc names it __nv_static_<hash>_... from the "
+            "file's path, NVRTC does not"};
   for (const auto& name : scan.toolkit)
     if (name.rfind("cub/", 0) == 0)
       return {Engine::nvcc,
@@ -508,7 +539,7 @@ CompileResult compile_nvrtc(const CompileRequest& r) {
   const bool ok = program.compile(result.options);
   result.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.log = program.log();
+  result.log = cap_compiler_output(program.log());
   if (r.keep_dir) {
     const std::string stem = stem_of(r.source_name);
     auto keep = [&](const std::string& name, std::string_view data) {
@@ -552,6 +583,17 @@ fs::path make_temporary_dir(const std::string& prefix) {
   return pattern;
 }
 
+// Whether nvcc compiles the user's file where it is (see CompileRequest::source_path): not
+// for stdin or the extern "C" wrap, and not for a file whose name nvcc could not hand to its
+// shell as plain text (a newline in it: process.hpp); those get a copy.
+bool compiles_in_place(const CompileRequest& r) {
+  if (r.source_path.empty() || r.extern_c) return false;
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(fs::absolute(r.source_path, ec), ec);
+  return !nvcc_shell_hazard(r.source_path.string(), NvccQuoting::double_quoted) &&
+         (ec || !nvcc_shell_hazard(real.string(), NvccQuoting::double_quoted));
+}
+
 CompileResult compile_nvcc(const CompileRequest& r) {
   const std::string nvcc = find_nvcc();
   CompileResult result;
@@ -565,7 +607,7 @@ CompileResult compile_nvcc(const CompileRequest& r) {
   if (r.keep_dir) {
     dir = *r.keep_dir;
   } else {
-    dir = make_temporary_dir("cudatool-nvcc");
+    dir = make_temporary_dir("cudatool-nvcc");  // mode 0700 (mkdtemp)
     temporary = true;
   }
   struct Cleanup {
@@ -577,9 +619,13 @@ CompileResult compile_nvcc(const CompileRequest& r) {
     }
   } cleanup{dir, temporary};
   const std::string stem = stem_of(r.source_name);
-  const fs::path source = dir / (stem + ".cu");
   const fs::path output = dir / (stem + (result.output == OutputKind::cubin ? ".cubin" : ".ptx"));
-  write_text(source, prepared_source(r));
+  fs::path source = r.source_path;
+  if (!compiles_in_place(r)) {
+    // stdin, or the extern "C" wrap: the text exists only here, so nvcc gets a copy.
+    source = dir / (stem + ".cu");
+    write_text(source, prepared_source(r));
+  }
   std::vector<std::string> argv{nvcc};
   argv.insert(argv.end(), result.options.begin(), result.options.end());
   if (r.keep_dir) {
@@ -590,7 +636,7 @@ CompileResult compile_nvcc(const CompileRequest& r) {
   argv.push_back(output.string());
   argv.push_back(source.string());
   const auto start = std::chrono::steady_clock::now();
-  const ProcessOutput out = run_capture(argv);
+  const ChildResult out = run_nvcc_process(argv);
   result.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.log = out.output;
@@ -598,6 +644,13 @@ CompileResult compile_nvcc(const CompileRequest& r) {
     throw LibraryNotFoundError("nvcc (" + nvcc + ") could not be run", "nvcc");
   if (out.status != 0)
     throw_compile_error(r, result.log, result.options, "nvcc " + result.compiler_version);
+  // The file nvcc read must be the text the cache key covers: an edit meanwhile is a
+  // different source.
+  if (compiles_in_place(r)) {
+    const auto now = detail::read_file(r.source_path);
+    if (!now || *now != r.source)
+      throw UsageError(r.source_name + ": changed while it was compiled; run again");
+  }
   auto image = detail::read_file(output);
   if (!image || image->empty())
     throw LibraryNotFoundError("nvcc (" + nvcc + ") exited 0 but wrote no " +
@@ -864,10 +917,12 @@ std::vector<std::string> build_options(const CompileRequest& r, Engine engine) {
   if (!r.std.empty()) options.push_back((nvrtc ? "--std=" : "-std=") + r.std);
   if (r.maxrregcount > 0) options.push_back("--maxrregcount=" + std::to_string(r.maxrregcount));
   for (const auto& d : r.defines) options.push_back("-D" + d);
+  // The source's own directory comes first for "..." includes, as nvcc and gcc search the
+  // including file's directory before any -I. nvcc compiling the file where it is does that
+  // by itself; NVRTC (no file to look beside) and nvcc on a copy get it as the first -I.
+  if (nvrtc || !compiles_in_place(r))
+    options.push_back("-I" + (r.source_dir.empty() ? std::string(".") : r.source_dir.string()));
   for (const auto& dir : r.include_dirs) options.push_back("-I" + dir);
-  // The source's directory, for "..." includes: nvcc looks there itself (the source is
-  // copied elsewhere for nvcc, so both get it), NVRTC has no file to look beside.
-  options.push_back("-I" + (r.source_dir.empty() ? std::string(".") : r.source_dir.string()));
   // CUDA's own headers, which nvcc finds by itself.
   if (nvrtc)
     for (const auto& dir : toolkit_include_dirs()) options.push_back("-I" + dir);
@@ -967,6 +1022,11 @@ std::string cache_key(const CompileRequest& r) {
   h.field("std:" + r.std);
   h.field("maxrregcount:" + std::to_string(r.maxrregcount));
   h.field("source_dir:" + r.source_dir.string());
+  // nvcc's names for internal-linkage kernels come from the file's real path.
+  std::error_code ec;
+  const fs::path real =
+      r.source_path.empty() ? fs::path() : fs::weakly_canonical(r.source_path, ec);
+  h.field("source_path:" + r.source_path.string() + "|" + real.string());
   h.field(r.source_name);
   h.field(r.source);
   return h.hex_digest();

@@ -141,6 +141,43 @@ TEST_F(FileIo, ASymbolicLinkKeepsPointingAtTheNewContent) {
   EXPECT_EQ(slurp(dir_ / "target"), "new");
 }
 
+// Issue 20, item 7: a dangling link is written through (its target created, the link
+// kept), also through a chain of links and a relative target in another directory.
+TEST_F(FileIo, ADanglingLinkIsWrittenThroughNotReplaced) {
+  fs::create_directories(dir_ / "out");
+  fs::create_symlink("out/made.cubin", dir_ / "link");
+  fs::create_symlink("link", dir_ / "chain");
+  write_atomically(dir_ / "chain", "new");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "link"));
+  EXPECT_TRUE(fs::is_symlink(dir_ / "chain"));
+  EXPECT_EQ(slurp(dir_ / "out" / "made.cubin"), "new");
+  fs::create_symlink("self", dir_ / "self");
+  EXPECT_NE(message_of([&] { write_atomically(dir_ / "self", "x"); }).find("symbolic links"),
+            std::string::npos);
+}
+
+// Issue 20, item 7: a replaced file keeps its permission bits; a new one gets the umask's.
+TEST_F(FileIo, AReplacedFileKeepsItsMode) {
+  auto mode = [](const fs::path& p) {
+    struct stat info {};
+    ::stat(p.c_str(), &info);
+    return info.st_mode & 07777;
+  };
+  for (const mode_t m : {0600u, 0640u, 0755u, 0400u}) {
+    SCOPED_TRACE(m);
+    const fs::path file = dir_ / ("mode" + std::to_string(m));
+    std::ofstream(file) << "old";
+    ::chmod(file.c_str(), m);
+    write_atomically(file, "new");
+    EXPECT_EQ(mode(file), m);
+    EXPECT_EQ(slurp(file), "new");
+  }
+  const mode_t old_mask = ::umask(027);
+  write_atomically(dir_ / "fresh", "new");
+  ::umask(old_mask);
+  EXPECT_EQ(mode(dir_ / "fresh"), 0640u);
+}
+
 TEST_F(FileIo, DirectoriesAreRefused) {
   EXPECT_NE(message_of([&] { write_atomically(dir_, "x"); }).find("is a directory"),
             std::string::npos);

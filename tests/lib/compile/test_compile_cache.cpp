@@ -185,6 +185,109 @@ TEST(CompileCache, TheSizeBoundIsKeptOnStore) {
   EXPECT_GE(cache.stats().entries, 2u);
 }
 
+mode_t mode_of(const fs::path& p) {
+  struct stat info {};
+  return ::lstat(p.c_str(), &info) == 0 ? info.st_mode & 07777 : 0;
+}
+
+// Issue 20, item 6: what cudatool creates is private; what someone else could have written
+// is not trusted (as ssh treats its files).
+TEST(CompileCache, WhatTheCacheCreatesIsPrivate) {
+  TempDir dir;
+  const fs::path root = dir.path() / "new" / "cache";
+  CompileCache cache(config_at(root));
+  const std::string key = key_of("private");
+  ASSERT_TRUE(cache.store(key, "payload"));
+  EXPECT_EQ(mode_of(dir.path() / "new"), 0700u);
+  EXPECT_EQ(mode_of(root), 0700u);
+  EXPECT_EQ(mode_of(root / "v2"), 0700u);
+  EXPECT_EQ(mode_of(cache.entry_path(key).parent_path()), 0700u);
+  EXPECT_EQ(mode_of(cache.entry_path(key)), 0600u);
+}
+
+TEST(CompileCache, ADirectoryWritableByOthersTurnsTheCacheOffWithOneWarning) {
+  for (const std::string level : {"top", "v2", "sub"}) {
+    SCOPED_TRACE(level);
+    TempDir dir;
+    CompileCache writer(config_at(dir.path()));
+    const std::string key = key_of("planted");
+    ASSERT_TRUE(writer.store(key, "payload"));
+    const fs::path target = level == "top"  ? dir.path()
+                            : level == "v2" ? dir.path() / "v2"
+                                            : writer.entry_path(key).parent_path();
+    ::chmod(target.c_str(), 0777);
+    CompileCache reader(config_at(dir.path()));
+    EXPECT_FALSE(reader.load(key));
+    EXPECT_FALSE(reader.load(key));
+    EXPECT_FALSE(reader.store(key_of("other"), "payload"));
+    EXPECT_FALSE(reader.enabled());
+    ASSERT_EQ(reader.warnings().size(), 1u);
+    EXPECT_NE(reader.warnings()[0].find("writable by others (mode 0777)"), std::string::npos)
+        << reader.warnings()[0];
+    EXPECT_EQ(reader.stats().entries, 0u);
+  }
+}
+
+TEST(CompileCache, ASharedStickyTopDirectoryIsUsableAndItsSubdirectoriesArePrivate) {
+  TempDir dir;
+  ::chmod(dir.path().c_str(), 01777);
+  CompileCache cache(config_at(dir.path()));
+  const std::string key = key_of("shared");
+  ASSERT_TRUE(cache.store(key, "payload"));
+  EXPECT_EQ(cache.load(key), "payload");
+  EXPECT_TRUE(cache.warnings().empty());
+  EXPECT_EQ(mode_of(dir.path() / "v2"), 0700u);
+}
+
+TEST(CompileCache, AnEntryWritableByOthersOrOwnedBySomeoneElseIsAMissAndIsReplaced) {
+  TempDir dir;
+  const std::string key = key_of("entry");
+  {
+    CompileCache writer(config_at(dir.path()));
+    ASSERT_TRUE(writer.store(key, "attacker's payload"));
+  }
+  const fs::path entry = CompileCache(config_at(dir.path())).entry_path(key);
+  ::chmod(entry.c_str(), 0666);
+  CompileCache cache(config_at(dir.path()));
+  EXPECT_FALSE(cache.load(key));
+  EXPECT_FALSE(cache.load(key));
+  ASSERT_EQ(cache.warnings().size(), 1u);
+  EXPECT_NE(cache.warnings()[0].find("writable by others"), std::string::npos);
+  EXPECT_TRUE(cache.enabled());
+  ASSERT_TRUE(cache.store(key, "own payload"));
+  EXPECT_EQ(cache.load(key), "own payload");
+  // Owned by another user: only root can make one here.
+  if (::geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
+  ASSERT_EQ(::chown(entry.c_str(), 4242, 4242), 0);
+  CompileCache victim(config_at(dir.path()));
+  EXPECT_FALSE(victim.load(key));
+  ASSERT_EQ(victim.warnings().size(), 1u);
+  EXPECT_NE(victim.warnings()[0].find("owned by uid 4242"), std::string::npos)
+      << victim.warnings()[0];
+  ASSERT_EQ(::chown(entry.parent_path().c_str(), 4242, 4242), 0);
+  CompileCache victim2(config_at(dir.path()));
+  EXPECT_FALSE(victim2.load(key));
+  EXPECT_FALSE(victim2.enabled());
+}
+
+// Issue 20, item 8: --cache-clear leaves a store that is under way alone.
+TEST(CompileCache, ClearLeavesAFreshTemporaryAndRemovesAnAbandonedOne) {
+  TempDir dir;
+  CompileCache cache(config_at(dir.path()));
+  const std::string key = key_of("storing");
+  ASSERT_TRUE(cache.store(key, "payload"));
+  const fs::path sub = cache.entry_path(key).parent_path();
+  const fs::path fresh = sub / (key + ".entry.tmp.99999.0");
+  const fs::path abandoned = sub / (key + ".entry.tmp.99999.1");
+  std::ofstream(fresh) << "half";
+  std::ofstream(abandoned) << "half";
+  fs::last_write_time(abandoned, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  EXPECT_EQ(cache.clear(), 1u);
+  EXPECT_TRUE(fs::exists(fresh));
+  EXPECT_FALSE(fs::exists(abandoned));
+  EXPECT_FALSE(fs::exists(cache.entry_path(key)));
+}
+
 TEST(CacheConfig, EnvironmentAndFlagsChooseTheDirectory) {
   const char* home = std::getenv("HOME");
   const std::string saved_home = home ? home : "";
@@ -196,6 +299,11 @@ TEST(CacheConfig, EnvironmentAndFlagsChooseTheDirectory) {
   EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).dir, "/env/dir");
   ::unsetenv("CUDATOOL_CACHE_DIR");
   EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).dir, "/xdg/cudatool");
+  // Issue 20, item 14: a relative XDG_CACHE_HOME is ignored (XDG Base Directory spec).
+  ::setenv("XDG_CACHE_HOME", "relative/cache", 1);
+  ::setenv("HOME", "/home/someone", 1);
+  EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).dir,
+            "/home/someone/.cache/cudatool");
   ::unsetenv("XDG_CACHE_HOME");
   ::setenv("HOME", "/home/someone", 1);
   EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).dir,

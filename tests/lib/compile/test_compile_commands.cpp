@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,7 @@ TEST_F(CompileCommands, TheEntryGivesIncludesDefinesStandardArchitecturesAndFlag
   EXPECT_TRUE(f.fast_math);
   EXPECT_FALSE(f.device_debug);
   EXPECT_EQ(f.ptxas_options, (std::vector<std::string>{"-v", "-warn-spills"}));
-  EXPECT_EQ(f.language_options, (std::vector<std::string>{"--expt-relaxed-constexpr"}));
+  EXPECT_EQ(f.nvcc_language_options, (std::vector<std::string>{"--expt-relaxed-constexpr"}));
   EXPECT_EQ(f.maxrregcount, 64);
 }
 
@@ -78,6 +79,82 @@ TEST_F(CompileCommands, AMissingGarbledOrIrrelevantDatabaseIsAUsageError) {
     ADD_FAILURE() << "no throw";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("no entry for"), std::string::npos) << e.what();
+  }
+}
+
+// Issue 20, item 5: nvcc hands -D values, include directories (made absolute against the
+// entry's `directory`), the file and -Xptxas values to /bin/sh. A value a shell would act
+// on is refused, naming the entry and the value; what nvcc's quoting keeps inert passes.
+TEST_F(CompileCommands, ValuesAShellWouldRunAreRefusedNamingTheEntryAndTheValue) {
+  const std::vector<std::string> payloads = {"a;touch m",  "a&&touch m", "a|touch m",
+                                             "$(touch m)", "`touch m`",  "a\ntouch m"};
+  auto entry = [&](const std::string& directory, const std::string& file,
+                   const std::vector<std::string>& args) {
+    nlohmann::json a = nlohmann::json::array({"nvcc"});
+    for (const auto& x : args) a.push_back(x);
+    a.push_back("-c");
+    a.push_back(file);
+    std::ofstream(dir_ / "compile_commands.json")
+        << nlohmann::json::array({{{"directory", directory}, {"file", file}, {"arguments", a}}})
+               .dump();
+  };
+  const std::string file = (dir_ / "k.cu").string();
+  for (const std::string& payload : payloads) {
+    SCOPED_TRACE(payload);
+    // Where nvcc puts the value inside double quotes, ; && | stay text; $( ` and a newline
+    // do not. Where it passes the value bare (-Xptxas), nothing but plain words is safe.
+    const bool acts_in_quotes = payload.find_first_of("$`\n") != std::string::npos;
+    struct Field {
+      std::string name;
+      std::vector<std::string> args;
+      std::string directory;
+      bool refused;
+    };
+    for (const auto& f : std::vector<Field>{
+             {"-D", {"-DX=" + payload}, dir_.string(), acts_in_quotes},
+             {"-D", {"-D", "Y=" + payload}, dir_.string(), acts_in_quotes},
+             {"-I", {"-I/inc/" + payload}, dir_.string(), acts_in_quotes},
+             {"-I", {"-isystem=rel/" + payload}, dir_.string(), acts_in_quotes},
+             {"-Xptxas", {"-Xptxas", "-v," + payload}, dir_.string(), true},
+             {"-Xptxas", {"--ptxas-options=" + payload}, dir_.string(), true},
+             {"directory", {"-Irel"}, "/p/" + payload, acts_in_quotes},
+         }) {
+      SCOPED_TRACE(f.name);
+      entry(f.directory, file, f.args);
+      if (!f.refused) {
+        EXPECT_NO_THROW(project_flags(dir_, file));
+        continue;
+      }
+      try {
+        project_flags(dir_, file);
+        ADD_FAILURE() << "not refused";
+      } catch (const UsageError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("the entry for"), std::string::npos) << what;
+        EXPECT_NE(what.find(f.name), std::string::npos) << what;
+        EXPECT_NE(what.find("/bin/sh"), std::string::npos) << what;
+        EXPECT_EQ(what.find('\n'), std::string::npos) << "the value is quoted: " << what;
+      }
+    }
+  }
+  // A -D value with quotes (nvcc escapes them) and spaces is a project's ordinary flag.
+  entry(dir_.string(), file, {"-DVERSION=\"1.0 beta\"", "-I/opt/my include"});
+  EXPECT_EQ(project_flags(dir_, file).defines, (std::vector<std::string>{"VERSION=\"1.0 beta\""}));
+}
+
+// Issue 20, item 12: --maxrregcount in an entry goes through the one strict parser.
+TEST_F(CompileCommands, MaxrregcountIsReadStrictly) {
+  const std::string file = (dir_ / "k.cu").string();
+  for (const auto& [value, expected] : std::vector<std::pair<std::string, int>>{
+           {"64", 64}, {"0x40", -1}, {"+5", -1}, {"1e2", -1}, {"256", -1}, {"010", 10}}) {
+    SCOPED_TRACE(value);
+    std::ofstream(dir_ / "compile_commands.json")
+        << R"([{"directory": "/", "file": ")" << file
+        << R"(", "arguments": ["nvcc", "--maxrregcount=)" << value << R"(", "-c", "k.cu"]}])";
+    if (expected < 0)
+      EXPECT_THROW(project_flags(dir_, file), UsageError);
+    else
+      EXPECT_EQ(project_flags(dir_, file).maxrregcount, expected);
   }
 }
 

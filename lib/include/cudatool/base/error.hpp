@@ -98,6 +98,19 @@ class RequirementError : public RuntimeError {
   using RuntimeError::RuntimeError;
 };
 
+// A signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) arrived while cudatool waited for a child
+// process it had started (nvcc): the child's process group got it too and has ended, and
+// the files it was writing are removed as this unwinds. main exits 128 + signal_number().
+class InterruptedError : public RuntimeError {
+ public:
+  InterruptedError(const std::string& what, int signal_number)
+      : RuntimeError(what), signal_number_(signal_number) {}
+  int signal_number() const { return signal_number_; }
+
+ private:
+  int signal_number_;
+};
+
 // A malformed value from the user: a flag, an environment variable, a file's content.
 class UsageError : public LogicError {
  public:

@@ -31,8 +31,10 @@ bool is_regular_file(const std::filesystem::path& path) noexcept;
 
 // Writes `data` to `path` (the -o of a command; `what` names it in messages, "-o"):
 //  - a regular file, or a path where nothing is yet: through a temporary file in the same
-//    directory and a rename, so the file is whole or untouched. A symbolic link is followed:
-//    its target is replaced, the link stays. The temporary's name is cut to fit NAME_MAX.
+//    directory and a rename, so the file is whole or untouched. A replaced file keeps its
+//    permission bits (a 0600 file stays 0600); a new one gets 0666 less the umask. A
+//    symbolic link is written through: its target is replaced (or, for a dangling link,
+//    created), the link stays. The temporary's name is cut to fit NAME_MAX.
 //  - a character device or a FIFO (/dev/null, /dev/stdout, a pipe): written in place, never
 //    replaced; a FIFO with no reader is an error, not a wait.
 //  - anything else (a directory, a block device, a socket): refused.

@@ -18,6 +18,10 @@ inline constexpr std::uint32_t kElfNobits = 8;         // SHT_NOBITS
 // NVIDIA's SHT_CUDA_SHARED: a relocatable CUBIN's .nv.shared.<kernel> (static shared memory),
 // a size with no bytes in the file, like SHT_NOBITS.
 inline constexpr std::uint32_t kElfCudaShared = 0x7000000a;
+// The type of a relocatable CUBIN's .nv.global (uninitialized __device__ variables): also a
+// size with no bytes in the file (nvcc -rdc and NVRTC -rdc write it so; 4096 bytes for a
+// __device__ float[1024], its offset at the end of the file).
+inline constexpr std::uint32_t kElfCudaGlobal = 0x70000007;
 inline constexpr std::uint16_t kElfRelocatable = 1;  // e_type ET_REL
 inline constexpr std::uint32_t kElfSymtab = 2;       // SHT_SYMTAB
 
@@ -30,7 +34,9 @@ struct ElfSection {
   std::uint32_t link = 0;
   std::uint32_t info = 0;
   std::uint64_t entsize = 0;
-  bool has_contents() const { return type != kElfNobits && type != kElfCudaShared && type != 0; }
+  bool has_contents() const {
+    return type != kElfNobits && type != kElfCudaShared && type != kElfCudaGlobal && type != 0;
+  }
 };
 
 struct ElfSymbol {

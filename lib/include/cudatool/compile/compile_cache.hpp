@@ -20,6 +20,17 @@
 // --cache-trim; a store replaces it with a real directory, the others skip it. Clear, trim
 // and stats touch only files named like entries (and clear the temporaries of stores).
 //
+// Trust, as ssh treats its files: the cache directory and everything cudatool creates in
+// it are made 0700 (entries 0600). A directory below it (v2, a two-digit one) that is not
+// owned by the user (or root) or is writable by group or others turns the cache off for the
+// process with one warning; so does such a cache directory itself, unless it is sticky (a
+// shared 1777 directory, where nobody can rename or remove another user's files). An entry
+// not owned by the user, or writable by others, is a miss with one warning, and the store
+// that follows replaces it. Stats, clear and trim skip all of these.
+//
+// --cache-clear leaves the temporaries of stores under way alone (younger than an hour);
+// an older one was left by a store that died, and goes.
+//
 // A cache that cannot be written (a read-only directory, a path that is a file) turns
 // itself off for the rest of the process and records one warning; compiling goes on.
 #pragma once
@@ -42,7 +53,8 @@ struct CacheConfig {
   std::uint64_t max_bytes = 256ull << 20;
 
   // The directory: `dir_flag` (--cache-dir), else $CUDATOOL_CACHE_DIR, else
-  // $XDG_CACHE_HOME/cudatool, else $HOME/.cache/cudatool. XDG_CACHE_HOME or HOME must be
+  // $XDG_CACHE_HOME/cudatool (an absolute XDG_CACHE_HOME only: the XDG Base Directory
+  // spec says to ignore a relative one), else $HOME/.cache/cudatool. XDG_CACHE_HOME or HOME must be
   // an existing directory: cudatool creates only what is below it, and with a HOME that
   // does not exist the cache is off, with a note. Disabled by `no_cache`
   // (--no-cache) or a CUDATOOL_DISABLE_CACHE that is set and not "", "0", "false", "no".
@@ -89,6 +101,10 @@ class CompileCache {
 
  private:
   void disable(const std::string& why);
+  // False, and the cache disabled with one warning, when `fd` (the directory `path`) is not
+  // the user's own or is writable by others (see above).
+  bool trusted(int fd, const std::filesystem::path& path, bool top);
+  bool distrust_warned_ = false;
   CacheConfig config_;
   bool broken_ = false;
   std::vector<std::string> warnings_;

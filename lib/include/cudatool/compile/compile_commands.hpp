@@ -3,10 +3,15 @@
 // clang's tools take it). The entry's command line is read as nvcc's: include directories
 // (-I, -isystem, and those in an --options-file, as CMake writes them), defines, the C++
 // standard, the architectures (-arch, --generate-code/-gencode code=sm_XX), -rdc / -dc, -G,
-// -lineinfo, --use_fast_math, -Xptxas, --maxrregcount and the language switches both
-// engines know (--expt-relaxed-constexpr, --extended-lambda). Everything else (host
-// compiler flags, -O levels, outputs) does not change the device code's resources and is
-// left out.
+// -lineinfo, --use_fast_math, -Xptxas, --maxrregcount and nvcc's language switches
+// (--expt-relaxed-constexpr, --extended-lambda: NVRTC has no equivalent, so they make
+// nvcc the engine). Everything else (host compiler flags, -O levels, outputs) does not
+// change the device code's resources and is left out.
+//
+// The database is input, never a script: nvcc hands -D values, include directories (with
+// the entry's `directory` they are made absolute against) and -Xptxas values to /bin/sh
+// (process.hpp), so a value that a shell would act on is refused, naming the entry and the
+// value (UsageError), whichever engine would compile the file.
 #pragma once
 
 #include <filesystem>
@@ -28,7 +33,7 @@ struct ProjectFlags {
   bool lineinfo = false;
   bool fast_math = false;
   std::vector<std::string> ptxas_options;
-  std::vector<std::string> language_options;  // passed to either engine
+  std::vector<std::string> nvcc_language_options;  // nvcc only (see above)
   int maxrregcount = 0;
 };
 

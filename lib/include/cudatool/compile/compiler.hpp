@@ -67,6 +67,11 @@ struct CompileRequest {
   std::string source;                     // the text as given (no NUL or 0xFF byte)
   std::string source_name = "kernel.cu";  // appears in the log's file(line) references
   std::filesystem::path source_dir;       // for "..." includes; "" for the current directory
+  // The file itself, "" for stdin. nvcc compiles it where it is, as the user's build does
+  // (its own folder first for "..." includes; the names nvcc gives static and anonymous-
+  // namespace kernels, __nv_static_<hash>_..., derive from its real path); without it, or
+  // with extern_c, nvcc compiles a copy of `source` in a private temporary directory.
+  std::filesystem::path source_path;
   Arch arch;
   std::optional<OutputKind> output;  // default: CUBIN for sm_XX, PTX for compute_XX
   std::vector<std::string> defines;  // NAME or NAME=VALUE
