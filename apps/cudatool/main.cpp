@@ -129,7 +129,7 @@ int report(const std::exception& e, bool json) {
   // A signal while nvcc ran: the shell's convention, 128 + N, and no document (nothing was
   // asked of the run any more).
   if (const auto* interrupted = dynamic_cast<const cudatool::InterruptedError*>(&e)) {
-    std::cerr << "cudatool: " << one_line(e.what()) << '\n';
+    std::cerr << "cudatool: " << cudatool::app::one_line(e.what()) << '\n';
     return 128 + interrupted->signal_number();
   }
   const ExitStatus status = cudatool::exit_status_for(e);
