@@ -9,6 +9,7 @@
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/numbers.hpp"
+#include "cudatool/base/test_hooks.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/check/check.hpp"
@@ -33,8 +34,8 @@ struct CheckOptions {
 // CUDATOOL_CHECK_INJECT_FAULT=compute: the compute kernel writes one wrong element, so the
 // compute check's fail path can be shown on a healthy GPU (tests and tools/gpu-check.sh).
 bool inject_compute_fault() {
-  const char* value = std::getenv("CUDATOOL_CHECK_INJECT_FAULT");
-  if (value == nullptr || *value == '\0') return false;
+  const char* value = test_hook("CUDATOOL_CHECK_INJECT_FAULT");
+  if (value == nullptr) return false;
   if (std::string(value) == "compute") return true;
   throw UsageError("CUDATOOL_CHECK_INJECT_FAULT " + quote_input(value) +
                    ": the only fault is \"compute\"");

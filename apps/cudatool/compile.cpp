@@ -464,8 +464,7 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
         }
 
         CompileCache cache(CacheConfig::from_environment(flags.cache_dir, flags.no_cache));
-        if (!cache.config().note.empty())
-          std::cerr << "cudatool: note: " << cache.config().note << '\n';
+        if (!cache.config().note.empty()) print_message("note: " + cache.config().note);
         std::vector<Target> targets;
         for (const Arch& arch : archs) {
           Target t;
@@ -483,13 +482,12 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
           try {
             t.result = compile(t.request, &cache);
           } catch (const CompileError& e) {
-            for (const auto& w : cache.warnings()) std::cerr << "cudatool: warning: " << w << '\n';
+            for (const auto& w : cache.warnings()) print_message("warning: " + w);
             if (!e.log().empty()) std::cerr << e.log() << (e.log().back() == '\n' ? "" : "\n");
             print_hints(e.log(), t.request,
                         e.compiler_version().rfind("nvcc", 0) == 0 ? Engine::nvcc : Engine::nvrtc);
             if (t.request.keep_dir)
-              std::cerr << "cudatool: kept intermediate files in " << t.request.keep_dir->string()
-                        << '\n';
+              print_message("kept intermediate files in " + t.request.keep_dir->string());
             throw;
           }
           if (!t.result.log.empty() && !global.json)
@@ -531,9 +529,8 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
           }
           targets.push_back(std::move(t));
         }
-        for (const auto& w : cache.warnings()) std::cerr << "cudatool: warning: " << w << '\n';
-        if (base.keep_dir)
-          std::cerr << "cudatool: kept intermediate files in " << base.keep_dir->string() << '\n';
+        for (const auto& w : cache.warnings()) print_message("warning: " + w);
+        if (base.keep_dir) print_message("kept intermediate files in " + base.keep_dir->string());
 
         if (flags.output) cudatool::write_atomically(*flags.output, targets.front().result.image);
 

@@ -100,7 +100,7 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
               std::string message = "requirement unmet: ";
               for (std::size_t i = 0; i < report.problems.size(); ++i)
                 message += (i ? "; " : "") + report.problems[i];
-              std::cerr << "cudatool: " << message << '\n';
+              print_message(message);
               return ExitStatus::no_device;
             }
             return ExitStatus::success;

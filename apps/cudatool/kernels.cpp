@@ -11,7 +11,6 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -22,6 +21,7 @@
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/parallel.hpp"
 #include "cudatool/base/text.hpp"
+#include "cudatool/binary/kernel_filter.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
@@ -265,7 +265,7 @@ std::string for_terminal(const std::string& text) {
 // A line on stderr for an entry or file that could not be read: its text (paths, names
 // from the file) made printable, as main.cpp does for the errors it reports.
 void report_line(const std::string& text) {
-  std::cerr << "cudatool: " << printable(text, 2000) << '\n';
+  print_message(text);
 }
 
 ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
@@ -292,15 +292,8 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
                      ")");
   }
   if (o.sort == "occupancy" && !o.threads) throw UsageError("--sort occupancy needs --threads N");
-  std::optional<std::regex> pattern;
-  if (o.kernel) {
-    try {
-      pattern.emplace(*o.kernel, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& e) {
-      throw UsageError("--kernel " + quote_input(*o.kernel) + ": not a regular expression (" +
-                       e.what() + ")");
-    }
-  }
+  std::optional<KernelNameFilter> pattern;
+  if (o.kernel) pattern.emplace(*o.kernel, "--kernel");
 
   ScanOptions scan;
   scan.arch = o.arch;
@@ -308,11 +301,8 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
   if (o.jobs) scan.threads = *o.jobs;
   Progress progress(!o.no_progress && isatty(STDERR_FILENO));
   if (!o.no_progress && isatty(STDERR_FILENO)) scan.progress = std::ref(progress);
-  // std::regex is slow (several us a name): names are matched on all threads.
-  const auto kept = [&](const KernelResources& k) {
-    return !pattern || std::regex_search(k.name, *pattern) ||
-           std::regex_search(k.demangled, *pattern);
-  };
+  // Names are matched on all threads (KernelNameFilter is safe to share).
+  const auto kept = [&](const KernelResources& k) { return !pattern || pattern->matches(k); };
   Architectures architectures;
 
   // --json in image order (no --sort): each image's kernels are filtered, measured and

@@ -22,17 +22,15 @@ namespace {
 
 using cudatool::ExitStatus;
 
-// The longest error line, in bytes of the message before escaping.
-constexpr std::size_t kMaxMessage = 2000;
-
 // An error message as one printable line: newlines become blanks, other control characters
-// and bytes that are not UTF-8 are escaped (text.hpp), and the whole is cut at kMaxMessage.
-// Values inside are already cut where they are echoed (quote_input()); this is the backstop.
+// and bytes that are not UTF-8 are escaped (text.hpp), and the whole is cut at kMaxMessageLine
+// (render.hpp). Values inside are already cut where they are echoed (quote_input()); this is the
+// backstop.
 std::string one_line(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
   for (auto& c : text)
     if (c == '\n') c = ' ';
-  return cudatool::printable(text, kMaxMessage);
+  return cudatool::printable(text, cudatool::app::kMaxMessageLine);
 }
 
 // A closed standard descriptor would be reused by the next open(): an output file would

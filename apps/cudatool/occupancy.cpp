@@ -6,7 +6,6 @@
 #include <iostream>
 #include <limits>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -17,6 +16,7 @@
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
+#include "cudatool/binary/kernel_filter.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/device_data.hpp"
@@ -266,13 +266,7 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
   if (o.kernel_from) {
     if (o.regs || o.barriers)
       throw UsageError("--kernel-from takes --regs and --barriers from the kernel: leave them out");
-    std::regex pattern;
-    try {
-      pattern = std::regex(*o.kernel, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      throw UsageError("--kernel \"" + *o.kernel + "\": not a regular expression (" + e.what() +
-                       ")");
-    }
+    const KernelNameFilter pattern(*o.kernel, "--kernel");
     ScanOptions scan;
     if (o.arch && (o.arch->rfind("sm_", 0) == 0 || o.arch->rfind("compute_", 0) == 0))
       scan.arch = {*o.arch};
@@ -280,25 +274,26 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
     std::vector<const ScannedKernel*> matches;
     std::set<std::string> names, archs;
     for (const auto& k : found.kernels)
-      if (std::regex_search(k.resources.name, pattern) ||
-          std::regex_search(k.resources.demangled, pattern)) {
+      if (pattern.matches(k.resources)) {
         matches.push_back(&k);
         names.insert(k.resources.demangled);
         archs.insert(found.images[k.image].arch);
       }
     if (matches.empty())
-      throw UsageError("--kernel \"" + *o.kernel + "\": no such kernel in " + *o.kernel_from +
-                       (o.arch ? " for " + *o.arch : ""));
+      throw UsageError("--kernel " + quote_input(*o.kernel) + ": no such kernel in " +
+                       quote_input(*o.kernel_from) +
+                       (o.arch ? " for " + quote_input(*o.arch) : ""));
     if (names.size() > 1) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : "; ") + n;
-      throw UsageError("--kernel \"" + *o.kernel + "\" matches " + std::to_string(names.size()) +
-                       " kernels (" + list.substr(0, 300) + "): make it unique");
+      throw UsageError("--kernel " + quote_input(*o.kernel) + " matches " +
+                       std::to_string(names.size()) + " kernels (" + printable(list, 300) +
+                       "): make it unique");
     }
     if (archs.size() > 1 && !o.device) {
       std::string list;
       for (const auto& a : archs) list += (list.empty() ? "" : ", ") + a;
-      throw UsageError("--kernel \"" + *o.kernel + "\" is compiled for " + list +
+      throw UsageError("--kernel " + quote_input(*o.kernel) + " is compiled for " + list +
                        ": choose one with --arch");
     }
     from = *matches.front();
@@ -308,8 +303,9 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
     shared_mem += static_cast<std::size_t>(from->resources.shared_size_bytes);  // --smem: dynamic
     barriers = std::max(1, from->resources.num_barriers);
     if (threads > from->resources.max_threads_per_block)
-      throw UsageError("--threads " + std::to_string(threads) + ": " + from->resources.demangled +
-                       " allows at most " + std::to_string(from->resources.max_threads_per_block) +
+      throw UsageError("--threads " + std::to_string(threads) + ": " +
+                       quote_input(from->resources.demangled) + " allows at most " +
+                       std::to_string(from->resources.max_threads_per_block) +
                        " threads per block");
   }
   const std::optional<int> sms =

@@ -4,6 +4,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
+
+#include "cudatool/base/text.hpp"
 
 namespace cudatool::app {
 
@@ -20,6 +23,17 @@ inline void print_json(nlohmann::json j) {
   // not UTF-8: each such byte is written as U+FFFD, the replacement character (nlohmann's
   // error_handler_t::replace), never an abort.
   std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+// The longest message line, in bytes of the text before escaping.
+inline constexpr std::size_t kMaxMessageLine = 2000;
+
+// One line on stderr, "cudatool: TEXT": every note, warning and error line the tool prints
+// goes through here (main.cpp's errors too), so that the paths, names and values inside are
+// made printable by the one escaping function (base/text.hpp: control, invisible and
+// bidirectional characters escaped) and the message stays one line.
+inline void print_message(std::string_view text) {
+  std::cerr << "cudatool: " << printable(text, kMaxMessageLine) << '\n';
 }
 
 // Pads `text` with spaces to `width` characters (left-aligned).

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "compile_corpus.hpp"
+#include "cudatool/base/test_hooks.hpp"
 #include "fatbin_builder.hpp"
 #include "process.hpp"
 
@@ -183,6 +184,8 @@ class OddFiles {
     binary("cubin-escape-name", escaped);
     // A file named with an escape sequence, whose "no CUDA code" note names it.
     binary("esc\x1b[31m-name", host);
+    // ... and one named with a zero-width space and a right-to-left override.
+    binary("zwsp\xe2\x80\x8b-rlo\xe2\x80\xae-name", host);
 
     // Containers and entries with absurd sizes (fatbin_builder.hpp).
     const Bytes ptx = bytes_of(".version 8.0\n.target sm_90\n.address_size 64\n");
@@ -299,6 +302,12 @@ const std::vector<std::string>& bad_device_specs() {
       "\xff\xfe",
       "MIG-abc",
       "1 2",
+      // Invisible characters: a zero-width space, a byte order mark, a right-to-left
+      // override (item 17: echoed as they were, "1\u200b" looked like "1").
+      "1\xe2\x80\x8b",
+      "\xef\xbb\xbf"
+      "0",
+      "0\xe2\x80\xae",
   };
   return values;
 }
@@ -564,7 +573,8 @@ std::vector<Case> make_cases() {
                                  "{root}/esc\x1b]0;owned\x07-missing",
                                  "{root}/\xff\xfe-missing"})
     add("kernels file " + file, {"kernels", file}, 2);
-  for (const std::string file : {"/bin/true", "{esc\x1b[31m-name}", "{ar-no-elf}"})
+  for (const std::string file : {"/bin/true", "{esc\x1b[31m-name}",
+                                 "{zwsp\xe2\x80\x8b-rlo\xe2\x80\xae-name}", "{ar-no-elf}"})
     add("kernels listed file " + file, {"kernels", file}, 2);
   // A readable file with an entry that cannot be read: exit 10 (unreadable_entry), not usage.
   for (const std::string file : {"{zstd-bomb}", "{zstd-zero}", "{zstd-corrupt}", "{lz4-corrupt}",
@@ -665,8 +675,10 @@ std::vector<Case> make_cases() {
            {"check", "--bogus"},
        })
     add("check flags " + std::to_string(cases.size()), args, 2);
+  // A test hook: a build without them ignores the variable (no driver here: exit 3).
   for (const std::string fault : {"memory", "COMPUTE", "compute ", "\x1b[2J"})
-    add("check CUDATOOL_CHECK_INJECT_FAULT=" + fault, {"check"}, 2, Driver::missing,
+    add("check CUDATOOL_CHECK_INJECT_FAULT=" + fault, {"check"},
+        cudatool::test_hooks_enabled() ? 2 : 3, Driver::missing,
         {{"CUDATOOL_CHECK_INJECT_FAULT", fault}});
   // check under --json (or --format json): the error document on stdout.
   for (const auto& [args, code] : std::vector<std::pair<std::vector<std::string>, int>>{
@@ -745,6 +757,8 @@ TEST_P(BadInput, OneLineOnStderrAndTheDocumentedExitCode) {
   EXPECT_TRUE(r.err.starts_with("cudatool: ")) << r.err;
   EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "an escape sequence reached stderr";
   EXPECT_EQ(r.err.find('\0'), std::string::npos);
+  for (const char* invisible : {"\xe2\x80\x8b", "\xef\xbb\xbf", "\xe2\x80\xae"})
+    EXPECT_EQ(r.err.find(invisible), std::string::npos) << "an invisible character reached stderr";
   EXPECT_LT(r.err.size(), 2500u) << "an echoed value was not cut";
   EXPECT_EQ(r.err.find("Sanitizer"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("runtime error"), std::string::npos) << r.err;

@@ -3,12 +3,14 @@
 // and (GpuTest) on a real GPU.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "cudatool/base/test_hooks.hpp"
 #include "gpu_test.hpp"
 #include "process.hpp"
 
@@ -88,6 +90,8 @@ TEST(CliFakeDriver, DevicesJsonHasEveryField) {
 class CliDriverVersion : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (!cudatool::test_hooks_enabled())
+      GTEST_SKIP() << "a build without test hooks (CUDATOOL_TEST_HOOKS=OFF)";
     path_ = std::filesystem::temp_directory_path() /
             ("cudatool-proc-version-" + std::to_string(::getpid()));
   }
@@ -130,6 +134,17 @@ TEST_F(CliDriverVersion, AbsentWhereNothingAnswers) {
     EXPECT_FALSE(j.contains("driver_version")) << r.out;
     EXPECT_EQ(j["cuda_version"], "13.0");
   }
+}
+
+// A FIFO where the /proc file is read blocked `devices` forever (issue 20, item 15).
+TEST_F(CliDriverVersion, AFifoIsNoVersionAndNoWait) {
+  ASSERT_EQ(::mkfifo(path_.c_str(), 0600), 0);
+  auto o = options();
+  o.timeout_seconds = 20;
+  const auto r = run_cudatool({"devices"}, o);
+  ASSERT_FALSE(r.timed_out) << "devices waited on the FIFO";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\ndriver: CUDA 13.0\n"), std::string::npos) << r.out;
 }
 
 TEST(CliFakeDriver, RequirementsExitFourSayingWhatIsMissing) {
@@ -285,3 +300,28 @@ TEST_F(CliGpu, VisibleDevicesReordersAndSelectsByUuid) {
   EXPECT_EQ(json::parse(r.out)["device"], 1);
   EXPECT_EQ(run_cudatool({"devices", "--min-count", "2"}).exit_code, 0);
 }
+
+namespace {
+
+// A driver that leaves no NUL in the name or PCI bus id buffer: both were read past their
+// buffers (ASan: stack-buffer-overflow); now they are the whole buffer and no more
+// (issue 20, item 4).
+TEST(CliFakeDriver, UnterminatedNamesFromTheDriverAreBoundedByTheirBuffers) {
+  const auto r =
+      run_cudatool({"devices", "--json"}, with_fake_driver({{"FAKE_CUDA_UNTERMINATED", "1"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["devices"][0]["name"], "Fake GPU 0" + std::string(256 - 10, 'N'));
+  EXPECT_EQ(j["devices"][0]["pci_bus_id"], "0000:01:00.0" + std::string(32 - 12, 'p'));
+}
+
+// A negative device count from the driver printed "vector::reserve" (issue 20, item 18).
+TEST(CliFakeDriver, ANegativeDeviceCountIsNamedAsTheDriversFault) {
+  const auto r = run_cudatool({"devices"}, with_fake_driver({{"FAKE_CUDA_DEVICE_COUNT", "-1"}}));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "cudatool: cuDeviceGetCount reported -1 devices: the driver misbehaves (a count is "
+            "never negative)\n");
+}
+
+}  // namespace

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,9 +19,11 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
+#include "fatbin_builder.hpp"
 #include "process.hpp"
 
 using namespace cudatool::testing;
@@ -511,6 +514,89 @@ TEST(CliKernels, OccupancyTakesAKernelFromABinary) {
     EXPECT_EQ(r.exit_code, 2) << args[1] << ": " << r.err;
     EXPECT_EQ(count_lines(r.err), 1) << r.err;
   }
+}
+
+}  // namespace
+
+namespace {
+
+// std::regex recursed once per character of the name: both filters overflowed the stack
+// (SIGSEGV, exit 139) on a 50,000-character kernel name. RE2 (issue 20, item 3).
+TEST(CliKernels, TheNameFilterTakesAKernelNamedBy50000Characters) {
+  REQUIRE_DATA();
+  const std::string name(50000, 'k');
+  auto r = run_cudatool({"kernels", data("long_name.cubin"), "--kernel", ".*", "--json"},
+                        without_driver());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["kernels"][0]["name"], name);
+  r = run_cudatool({"kernels", data("long_name.cubin"), "--kernel", "(k|x)*y"}, without_driver());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "kkkk")) << r.out.substr(0, 300);
+  r = run_cudatool({"occupancy", "--kernel-from", data("long_name.cubin"), "--kernel", "^k+$",
+                    "--threads", "128", "--json"},
+                   without_driver());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["kernel"]["name"], name);
+  // RE2's syntax: no lookaround, no backreferences; the error names RE2.
+  r = run_cudatool({"kernels", data("long_name.cubin"), "--kernel", "(?=k)"}, without_driver());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.err, "not a regular expression (RE2: ")) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+// `kernels big.so & truncate -s 100M big.so` died of SIGBUS (exit 135, no message). The
+// file here is a fatbin of 8,000 copies of a real CUBIN, truncated while it is read; each
+// run ends with the listing (the truncation came after) or one line and exit 2, and the
+// truncation during the read says that the file changed (issue 20, item 1).
+TEST(CliKernels, AFileTruncatedWhileReadIsOneLineAndExit2) {
+  char pattern[] = "/tmp/cudatool-truncated-XXXXXX";
+  const fs::path dir = ::mkdtemp(pattern);
+  const std::string path = (dir / "big.fatbin").string();
+  std::ifstream in(std::string(CUDATOOL_SOURCE_DIR) + "/fuzz/corpus/cubin/saxpy_sm_90.cubin",
+                   std::ios::binary);
+  const Bytes cubin{std::istreambuf_iterator<char>(in), {}};
+  const Bytes one = entry({.payload = cubin});
+  Bytes entries;
+  for (int i = 0; i < 8000; ++i) entries.insert(entries.end(), one.begin(), one.end());
+  Bytes file(16, 0);
+  put<std::uint32_t>(file, 0, cudatool::kFatbinMagic);
+  put<std::uint16_t>(file, 4, 1);
+  put<std::uint16_t>(file, 6, 16);
+  put<std::uint64_t>(file, 8, entries.size());
+  file.insert(file.end(), entries.begin(), entries.end());
+  const auto write = [&] {
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(reinterpret_cast<const char*>(file.data()),
+               static_cast<std::streamsize>(file.size()));
+  };
+  write();
+  auto start = std::chrono::steady_clock::now();
+  const auto whole = run_cudatool({"kernels", path, "--jobs", "2"}, without_driver());
+  ASSERT_EQ(whole.exit_code, 0) << whole.err;
+  const auto took = std::chrono::steady_clock::now() - start;
+  int changed = 0;
+  for (const double fraction : {0.5, 0.3, 0.7, 0.2, 0.4, 0.6, 0.8, 0.1}) {
+    write();
+    ProcessResult r;
+    std::thread reader([&] {
+      r = run_cudatool({"kernels", path, "--jobs", "2"}, without_driver());
+    });
+    std::this_thread::sleep_for(
+        std::chrono::duration_cast<std::chrono::microseconds>(took * fraction));
+    ASSERT_EQ(::truncate(path.c_str(), 1 << 20), 0);
+    reader.join();
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 2) << r.exit_code << ": " << r.err;
+    if (r.exit_code == 2) {
+      EXPECT_EQ(count_lines(r.err), 1) << r.err;
+      EXPECT_TRUE(contains(r.err, "cudatool: " + path + ": ")) << r.err;
+      changed += contains(r.err, ": the file changed while it was read (truncated or written to)");
+    }
+  }
+  EXPECT_GT(changed, 0) << "no run was truncated while it read (" << took.count() << " ns a run)";
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -10,6 +10,10 @@
 //                            fails with CUDA_ERROR_OUT_OF_MEMORY beyond it
 //   FAKE_CUDA_CTX_FAIL       comma-separated ordinals whose cuDevicePrimaryCtxRetain fails
 //                            with CUDA_ERROR_UNKNOWN (a device failing mid-check)
+//   FAKE_CUDA_UNTERMINATED   "1": cuDeviceGetName and cuDeviceGetPCIBusId fill the whole
+//                            buffer and leave no NUL (a misbehaving driver)
+//   FAKE_CUDA_DEVICE_COUNT   what cuDeviceGetCount answers instead of the devices' number
+//                            (a misbehaving driver: "-1")
 // Entry points are exported under the symbols cuda.h declares (cuDeviceTotalMem_v2, ...),
 // as the real driver does. Built with -DFAKE_CUDA_OLD it lacks cuDeviceGetUuid_v2 (a
 // driver too old for an entry point cudatool uses).
@@ -132,7 +136,8 @@ CUresult CUDAAPI cuGetErrorString(CUresult r, const char** s) {
 }
 CUresult CUDAAPI cuDeviceGetCount(int* n) {
   if (!g_initialised) return CUDA_ERROR_NOT_INITIALIZED;
-  *n = static_cast<int>(devices().size());
+  const std::string count = env("FAKE_CUDA_DEVICE_COUNT", "");
+  *n = count.empty() ? static_cast<int>(devices().size()) : std::atoi(count.c_str());
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
@@ -143,6 +148,9 @@ CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
 CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   std::snprintf(name, static_cast<std::size_t>(len), "Fake GPU %d", d);
+  // FAKE_CUDA_UNTERMINATED=1: a driver that fills the whole buffer and leaves no NUL.
+  if (env("FAKE_CUDA_UNTERMINATED", "") == "1")
+    std::memset(name + std::strlen(name), 'N', static_cast<std::size_t>(len) - std::strlen(name));
   return CUDA_SUCCESS;
 }
 #ifndef FAKE_CUDA_OLD
@@ -196,6 +204,8 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice
 CUresult CUDAAPI cuDeviceGetPCIBusId(char* id, int len, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
   std::snprintf(id, static_cast<std::size_t>(len), "0000:%02X:00.0", d + 1);
+  if (env("FAKE_CUDA_UNTERMINATED", "") == "1")
+    std::memset(id + std::strlen(id), 'P', static_cast<std::size_t>(len) - std::strlen(id));
   return CUDA_SUCCESS;
 }
 CUresult CUDAAPI cuDeviceGetByPCIBusId(CUdevice* d, const char* id) {

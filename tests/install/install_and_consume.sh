@@ -27,7 +27,7 @@ cmake -S "$source/tests/install/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_
 cmake --build "$work/cmake-build" >"$work/build.log" || { cat "$work/build.log"; exit 1; }
 out=$("$work/cmake-build/consumer")
 echo "find_package consumer: $out"
-[ "$out" = $'tb_per_mp 6 limited_by regs\nsha256(abc) ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' ]
+[ "$out" = $'tb_per_mp 6 limited_by regs\nsha256(abc) ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\nfilter 10' ]
 
 # pkg-config cudatool.
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
@@ -39,7 +39,7 @@ version=$(pkg-config --modversion cudatool)
   $(pkg-config --cflags --libs cudatool)
 out=$("$work/pc-consumer")
 echo "pkg-config consumer: $out"
-[ "$out" = $'tb_per_mp 6 limited_by regs\nsha256(abc) ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' ]
+[ "$out" = $'tb_per_mp 6 limited_by regs\nsha256(abc) ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\nfilter 10' ]
 
 # The library and its consumers link no CUDA library (they are opened at run time).
 for program in "$work/cmake-build/consumer" "$work/pc-consumer" "$prefix/bin/cudatool"; do

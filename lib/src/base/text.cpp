@@ -52,6 +52,37 @@ void append_escape(std::string& out, std::uint8_t b) {
   }
 }
 
+// The code point of the valid UTF-8 sequence of `length` bytes at text[i].
+char32_t decode(std::string_view text, std::size_t i, std::size_t length) {
+  const auto byte = [&](std::size_t k) {
+    return static_cast<char32_t>(static_cast<std::uint8_t>(text[k]));
+  };
+  static constexpr char32_t kLeadMask[] = {0, 0x7F, 0x1F, 0x0F, 0x07};
+  char32_t c = byte(i) & kLeadMask[length];
+  for (std::size_t k = 1; k < length; ++k) c = (c << 6) | (byte(i + k) & 0x3F);
+  return c;
+}
+
+// Characters that show nothing, or reorder or break what follows, on a terminal: format
+// characters (zero-width spaces and joiners, the byte order mark, bidirectional embeddings,
+// overrides and isolates, invisible operators, tags), the line and paragraph separators,
+// and the fillers that render as blanks. A name holding one would look like another name.
+bool invisible(char32_t c) {
+  return c == 0xAD || c == 0x34F || c == 0x61C || c == 0x115F || c == 0x1160 || c == 0x17B4 ||
+         c == 0x17B5 || c == 0x180E || (c >= 0x200B && c <= 0x200F) ||
+         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x206F) || c == 0x3164 ||
+         c == 0xFEFF || c == 0xFFA0 || (c >= 0xFFF9 && c <= 0xFFFB) ||
+         (c >= 0xE0000 && c <= 0xE0FFF);
+}
+
+// "\u200b", or "\U000e0001" beyond the Basic Multilingual Plane.
+void append_code_point_escape(std::string& out, char32_t c) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const int digits = c > 0xFFFF ? 8 : 4;
+  out += c > 0xFFFF ? "\\U" : "\\u";
+  for (int shift = 4 * (digits - 1); shift >= 0; shift -= 4) out += kHex[(c >> shift) & 15];
+}
+
 }  // namespace
 
 std::string printable(std::string_view text, std::size_t max_bytes) {
@@ -74,6 +105,30 @@ std::string printable(std::string_view text, std::size_t max_bytes) {
       append_escape(out, b);
       append_escape(out, static_cast<std::uint8_t>(text[i + 1]));
       i += 2;
+      continue;
+    }
+    if (length >= 2) {
+      const char32_t c = decode(text, i, length);
+      if (invisible(c)) {
+        append_code_point_escape(out, c);
+        i += length;
+        continue;
+      }
+    }
+    out.append(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
+std::string valid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t length = utf8_sequence(text, i);
+    if (length == 0) {
+      out += "\xef\xbf\xbd";
+      ++i;
       continue;
     }
     out.append(text.substr(i, length));

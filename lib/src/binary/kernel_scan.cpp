@@ -211,23 +211,36 @@ class Scanner {
     // The fatbin sections hold containers one after another; every other section is
     // searched, all of them at once, in chunks on all threads, each chunk's pages given
     // back once searched.
-    const auto is_fatbin_section = [](const ElfSection& s) {
-      return s.name == ".nv_fatbin" || s.name == "__nv_relfatbin";
+    // Each section's name is read once, here: the mapping may change under the reader (a
+    // file written while it is read), and the lists below are sized and indexed by this one
+    // classification (reading the names again indexed past them).
+    struct Scanned {
+      const ElfSection* section;
+      std::string name;
+      bool fatbin;
     };
-    const auto scanned = [&](const ElfSection& s) { return s.has_contents() && s.size >= 16; };
+    std::vector<Scanned> scanned;
+    for (const ElfSection& s : elf.sections()) {
+      if (!s.has_contents() || s.size < 16) continue;
+      std::string name(s.name);
+      const bool fatbin = name == ".nv_fatbin" || name == "__nv_relfatbin";
+      scanned.push_back({&s, std::move(name), fatbin});
+    }
     std::vector<ScanRange> ranges;
-    for (const ElfSection& s : elf.sections())
-      if (scanned(s) && !is_fatbin_section(s)) ranges.push_back({s.offset, s.offset + s.size});
+    for (const Scanned& s : scanned)
+      if (!s.fatbin) ranges.push_back({s.section->offset, s.section->offset + s.section->size});
     ContainerScanSplit split{options_.threads, 8 << 20, {}};
     if (mapped) split.after_chunk = [mapped](auto bytes) { mapped->release(bytes); };
     // The fatbin sections are read on a thread of their own while the others are searched
     // (a few ms for a large library, otherwise spent before any entry is read).
     std::vector<std::vector<FatbinContainer>> sequences;
     const auto read_sequences = [&] {
-      for (const ElfSection& s : elf.sections()) {
-        if (!scanned(s) || !is_fatbin_section(s)) continue;
-        sequences.push_back(read_fatbin_sequence(named, s.offset, s.offset + s.size, s.name));
-        if (mapped) mapped->release(elf.contents(s));
+      for (const Scanned& s : scanned) {
+        if (!s.fatbin) continue;
+        const ElfSection& section = *s.section;
+        sequences.push_back(
+            read_fatbin_sequence(named, section.offset, section.offset + section.size, s.name));
+        if (mapped) mapped->release(elf.contents(section));
       }
     };
     std::future<void> sequences_read;
@@ -245,14 +258,12 @@ class Scanner {
     result_.images.reserve(result_.images.size() + entries);
     jobs_.reserve(jobs_.size() + entries);
     std::size_t next_found = 0, next_sequence = 0;
-    for (const ElfSection& s : elf.sections()) {
-      if (!scanned(s)) continue;
+    for (const Scanned& s : scanned) {
       // In an executable or shared library, __nv_relfatbin holds the relocatable objects
       // the host linker kept beside the device-linked image: not what the driver runs.
       const bool leftovers = s.name == "__nv_relfatbin" && elf.type() != kElfRelocatable;
-      for (FatbinContainer& c :
-           is_fatbin_section(s) ? sequences[next_sequence++] : found[next_found++])
-        add_container(file, c, member, std::string(s.name), source, mapped, leftovers);
+      for (FatbinContainer& c : s.fatbin ? sequences[next_sequence++] : found[next_found++])
+        add_container(file, c, member, s.name, source, mapped, leftovers);
     }
   }
 
@@ -367,11 +378,29 @@ bool arch_matches(const std::string& arch, const std::vector<std::string>& filte
 ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options) {
   std::vector<std::unique_ptr<MappedFile>> files;
   Scanner scanner(options);
+  // A file that changed while it was read (MappedFile) is reported as that, whatever its
+  // changed bytes made the readers say, and nothing read from it is returned.
   for (const std::string& path : paths) {
     files.push_back(std::make_unique<MappedFile>(path));
-    scanner.add(ByteReader(files.back()->bytes(), path), files.back().get());
+    try {
+      scanner.add(ByteReader(files.back()->bytes(), path), files.back().get());
+    } catch (const std::exception&) {
+      files.back()->check_unchanged();
+      throw;
+    }
   }
-  return scanner.run();
+  const auto check_files = [&] {
+    for (const auto& file : files) file->check_unchanged();
+  };
+  ScanResult result;
+  try {
+    result = scanner.run();
+  } catch (const std::exception&) {
+    check_files();
+    throw;
+  }
+  check_files();
+  return result;
 }
 
 ScanResult scan_bytes(std::span<const std::uint8_t> bytes, const std::string& name,

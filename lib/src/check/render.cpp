@@ -5,6 +5,7 @@
 #include <ctime>
 #include <sstream>
 
+#include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/check/check.hpp"
 #include "cudatool/driver/driver.hpp"
@@ -83,10 +84,12 @@ nlohmann::json check_json(const CheckResult& c) {
   return j;
 }
 
-// A Prometheus label value: backslash, double quote and newline escaped.
+// A Prometheus label value: valid UTF-8 (a byte that is not is U+FFFD, as in the JSON of
+// the same run: the format takes nothing else, and its parsers reject the whole file), with
+// backslash, double quote and newline escaped.
 std::string label(const std::string& text) {
   std::string out;
-  for (char c : text) {
+  for (char c : valid_utf8(text)) {
     if (c == '\\' || c == '"')
       out += std::string("\\") + c;
     else if (c == '\n')

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/device/attributes.hpp"
@@ -26,6 +27,9 @@ std::string range_text(int count) {
 int Device::count() {
   int n = 0;
   CUDATOOL_CU(cuDeviceGetCount, &n);
+  if (n < 0)  // a misbehaving driver: no vector is sized by it
+    throw RuntimeError("cuDeviceGetCount reported " + std::to_string(n) +
+                       " devices: the driver misbehaves (a count is never negative)");
   if (n == 0) throw DeviceNotFoundError("no CUDA device visible");
   return n;
 }
@@ -83,16 +87,27 @@ Device Device::from_uuid(std::string_view uuid) {
   return matches.front();
 }
 
+namespace {
+
+// The text a driver wrote into `buffer`: up to its NUL, or the whole buffer where the
+// driver left none (a misbehaving driver must not make the reader run past it).
+template <std::size_t N>
+std::string driver_text(const char (&buffer)[N]) {
+  return std::string(buffer, ::strnlen(buffer, N));
+}
+
+}  // namespace
+
 std::string Device::name() const {
   char buffer[256] = {};
   CUDATOOL_CU(cuDeviceGetName, buffer, static_cast<int>(sizeof buffer), handle_);
-  return buffer;
+  return driver_text(buffer);
 }
 
 std::string Device::pci_bus_id() const {
   char buffer[32] = {};
   CUDATOOL_CU(cuDeviceGetPCIBusId, buffer, static_cast<int>(sizeof buffer), handle_);
-  return lower(buffer);
+  return lower(driver_text(buffer));
 }
 
 std::string Device::uuid() const {

@@ -1,10 +1,10 @@
 #include "cudatool/driver/driver_release.hpp"
 
 #include <cctype>
-#include <cstdlib>
-#include <fstream>
 #include <sstream>
 
+#include "cudatool/base/file_io.hpp"
+#include "cudatool/base/test_hooks.hpp"
 #include "cudatool/driver/nvml.hpp"
 
 namespace cudatool {
@@ -47,18 +47,15 @@ std::optional<std::string> parse_proc_driver_version(std::string_view text) {
 }
 
 std::optional<std::string> read_proc_driver_version(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  // The file is a few lines; anything longer is not it.
-  std::string text(4096, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return parse_proc_driver_version(text);
+  // The one input reader (base/file_io): a regular file only, opened without blocking (a
+  // FIFO there blocked `devices` forever); the file is a few lines, anything longer is not it.
+  const auto text = detail::read_file(path, kMaxConfigFileBytes);
+  if (!text) return std::nullopt;
+  return parse_proc_driver_version(*text);
 }
 
 std::filesystem::path proc_driver_version_path() {
-  if (const char* path = std::getenv("CUDATOOL_TEST_PROC_DRIVER_VERSION"); path && *path)
-    return path;
+  if (const char* path = test_hook("CUDATOOL_TEST_PROC_DRIVER_VERSION")) return path;
   return "/proc/driver/nvidia/version";
 }
 

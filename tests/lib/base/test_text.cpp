@@ -39,3 +39,52 @@ TEST(Text, LongValuesAreCut) {
 
 }  // namespace
 }  // namespace cudatool
+
+namespace cudatool {
+namespace {
+
+// Invisible and reordering characters were echoed as they are (issue 20, item 17):
+// `CUDA_DEVICE "1\u200b"` showed as "1"; U+202E reversed the rest of the line.
+TEST(Text, InvisibleAndBidiCharactersAreEscapedAsCodePoints) {
+  EXPECT_EQ(printable("1\xe2\x80\x8b"), "1\\u200b");  // zero-width space
+  EXPECT_EQ(printable("\xef\xbb\xbf"
+                      "0"),
+            "\\ufeff0");  // byte order mark
+  EXPECT_EQ(printable("evil\xe2\x80\xae"
+                      "txt.exe"),
+            "evil\\u202etxt.exe");  // RTL override
+  EXPECT_EQ(printable("a\xe2\x81\xa6"
+                      "b\xe2\x81\xa9"),
+            "a\\u2066b\\u2069");  // isolates
+  EXPECT_EQ(printable("a\xe2\x80\xa8"
+                      "b"),
+            "a\\u2028b");  // line separator
+  EXPECT_EQ(printable("soft\xc2\xad"
+                      "hyphen"),
+            "soft\\u00adhyphen");
+  EXPECT_EQ(printable("tag\xf3\xa0\x80\x81"), "tag\\U000e0001");  // a tag character
+  // Visible characters around them are kept.
+  EXPECT_EQ(printable("caf\xc3\xa9\xe2\x80\x8d\xf0\x9f\x98\x80"),
+            "caf\xc3\xa9\\u200d\xf0\x9f\x98\x80");
+  EXPECT_EQ(quote_input("\xe2\x80\x8b"), "\"\\u200b\"");
+}
+
+}  // namespace
+}  // namespace cudatool
+
+namespace cudatool {
+namespace {
+
+TEST(Text, ValidUtf8ReplacesEachBadByteWithTheReplacementCharacter) {
+  EXPECT_EQ(valid_utf8("caf\xc3\xa9 \xf0\x9f\x98\x80"), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+  EXPECT_EQ(valid_utf8("a\xff"
+                       "b"),
+            "a\xef\xbf\xbd"
+            "b");
+  EXPECT_EQ(valid_utf8("\xc3"), "\xef\xbf\xbd");                                  // cut short
+  EXPECT_EQ(valid_utf8("\xed\xa0\x80"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // a surrogate
+  EXPECT_EQ(valid_utf8(std::string("\0\n", 2)), std::string("\0\n", 2));  // controls are valid
+}
+
+}  // namespace
+}  // namespace cudatool

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/text.hpp"
 #include "cudatool/check/check.hpp"
 
 using namespace cudatool;
@@ -294,6 +295,20 @@ TEST(CheckRender, JsonCarriesEveryField) {
   EXPECT_EQ(d["checks"][2]["threshold"], 10000.0);
   EXPECT_EQ(d["checks"][3]["peer"], 1);
   EXPECT_FALSE(d["checks"][0].contains("peer"));
+}
+
+// A device name or hostname that is not UTF-8 was written raw, and Prometheus' parser
+// rejected the whole file; each bad byte is U+FFFD, as in the JSON (issue 20, item 13).
+TEST(CheckRender, PrometheusLabelsAreValidUtf8) {
+  Report report = sample_report();
+  report.hostname = "node\xff\xfe";
+  report.devices[0].identity.name = "GPU \xc3(\"q\"\\\n";
+  const std::string text = format_prometheus(report, 9);
+  EXPECT_NE(text.find("cudatool_check_exit_code{hostname=\"node\xef\xbf\xbd\xef\xbf\xbd\"} 9\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("gpu_name=\"GPU \xef\xbf\xbd(\\\"q\\\"\\\\\\n\""), std::string::npos) << text;
+  EXPECT_EQ(valid_utf8(text), text);
 }
 
 TEST(CheckRender, PrometheusTextfileFormat) {

@@ -1,11 +1,13 @@
 // The driver's own version from /proc/driver/nvidia/version text, as the proprietary and
 // the open kernel modules write it, and nothing invented from anything else.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "cudatool/base/test_hooks.hpp"
 #include "cudatool/driver/driver_release.hpp"
 
 namespace cudatool {
@@ -41,13 +43,27 @@ TEST(DriverRelease, ReadsTheFileAndTheTestOverride) {
   std::ofstream(path) << "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue\n";
   EXPECT_EQ(read_proc_driver_version(path), "580.159.04");
   ::setenv("CUDATOOL_TEST_PROC_DRIVER_VERSION", path.c_str(), 1);
-  EXPECT_EQ(proc_driver_version_path(), path);
+  // A test hook: a build without them (a release) never reads the variable.
+  EXPECT_EQ(proc_driver_version_path(),
+            test_hooks_enabled() ? path : std::filesystem::path("/proc/driver/nvidia/version"));
   // driver_release() with NVML off is tested through the binary (test_cli_devices.cpp):
   // NVML, once loaded in this process, would answer first.
   std::filesystem::remove(path);
   EXPECT_EQ(read_proc_driver_version(path), std::nullopt);
   ::unsetenv("CUDATOOL_TEST_PROC_DRIVER_VERSION");
   EXPECT_EQ(proc_driver_version_path(), "/proc/driver/nvidia/version");
+}
+
+// A FIFO in the file's place blocked the reader forever (issue 20, item 15): it is refused
+// at once, as anything else that is not a regular file.
+TEST(DriverRelease, AFifoOrADirectoryIsNoVersionAndNoWait) {
+  const auto fifo = std::filesystem::temp_directory_path() /
+                    ("cudatool-driver-release-fifo-" + std::to_string(::getpid()));
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(read_proc_driver_version(fifo), std::nullopt);
+  std::filesystem::remove(fifo);
+  EXPECT_EQ(read_proc_driver_version(std::filesystem::temp_directory_path()), std::nullopt);
+  EXPECT_EQ(read_proc_driver_version("/dev/zero"), std::nullopt);
 }
 
 }  // namespace

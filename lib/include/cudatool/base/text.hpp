@@ -12,10 +12,19 @@ namespace cudatool {
 // by "...".
 inline constexpr std::size_t kMaxEchoedValue = 80;
 
-// `text` with every control character (below 0x20, and 0x7f) and every byte that is not
-// part of valid UTF-8 written as an escape (\n, \t, \x1b, \xff), cut after `max_bytes`
-// bytes of the input with "..." appended. The result is valid UTF-8 on one line.
+// `text` with every control character (below 0x20, 0x7f, and the C1 controls U+0080..U+009F)
+// and every byte that is not part of valid UTF-8 written as an escape (\n, \t, \x1b, \xff),
+// and every invisible or reordering character (zero-width spaces and joiners, the byte order
+// mark, bidirectional embeddings, overrides and isolates, line and paragraph separators, tags)
+// written as its code point (\u200b, \ufeff, \u202e, \U000e0001), cut after `max_bytes`
+// bytes of the input with "..." appended. The result is valid UTF-8 on one line, and
+// nothing in it is hidden or reordered on a terminal.
 std::string printable(std::string_view text, std::size_t max_bytes = kMaxEchoedValue);
+
+// `text` with each byte that is not part of valid UTF-8 replaced by U+FFFD, the replacement
+// character (as the JSON writer does): for formats that take any UTF-8 but nothing else
+// (Prometheus label values).
+std::string valid_utf8(std::string_view text);
 
 // printable(text) in double quotes: `"sm_\x1b[31m"`. What every message uses to echo a value (not
 // std::quoted).

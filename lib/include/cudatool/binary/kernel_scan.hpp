@@ -105,7 +105,9 @@ struct ScanResult {
 
 // Maps and reads each file. A file that cannot be read or is not ELF, a fatbin or an ar
 // archive (or is malformed as one) throws UsageError naming it and the offset; a
-// well-formed file without CUDA code is returned with has_cuda_code false and a note.
+// well-formed file without CUDA code is returned with has_cuda_code false and a note. A
+// file that changes while it is read (truncated, written to) throws UsageError "<path>: the
+// file changed while it was read ..." (MappedFile::check_unchanged), never a crash.
 ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options);
 // The same over bytes in memory, named `name` (tests and fuzzing drive this).
 ScanResult scan_bytes(std::span<const std::uint8_t> bytes, const std::string& name,

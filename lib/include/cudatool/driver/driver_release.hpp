@@ -14,11 +14,12 @@ namespace cudatool {
 // "NVRM version:" line; nullopt when there is none.
 std::optional<std::string> parse_proc_driver_version(std::string_view text);
 
-// parse_proc_driver_version of the file at `path`; nullopt when it cannot be read.
+// parse_proc_driver_version of the file at `path`; nullopt when it cannot be read, is not a
+// regular file (a FIFO is refused without waiting) or is larger than 4096 bytes.
 std::optional<std::string> read_proc_driver_version(const std::filesystem::path& path);
 
 // The file read_proc_driver_version reads by default: /proc/driver/nvidia/version, or for the
-// test suite only, $CUDATOOL_TEST_PROC_DRIVER_VERSION.
+// test suite only, $CUDATOOL_TEST_PROC_DRIVER_VERSION (a test hook: base/test_hooks.hpp).
 std::filesystem::path proc_driver_version_path();
 
 // The driver's version. `prefer_nvml`: ask NVML first (it is loaded anyway), else read the
