@@ -17,15 +17,41 @@ dpkg-deb -I "$tool"
 dpkg-deb -I "$dev" control
 field() { dpkg-deb -f "$1" "$2"; }
 depends=$(field "$tool" Depends)
-echo "$depends" | grep -Eq '(^|, )libssl3(t64)? ' || { echo "no libssl3 in Depends: $depends" >&2; exit 1; }
-echo "$depends" | grep -q 'libstdc++6' || { echo "no libstdc++6 in Depends: $depends" >&2; exit 1; }
+# The requirement: every shared library the packaged binary needs comes from a package in
+# Depends. Each NEEDED library is resolved (ldd) and its package asked of dpkg here: its name
+# differs between releases (libssl3 / libssl3t64), and a library no package owns (a
+# toolchain outside dpkg) cannot be named by dpkg-shlibdeps and is reported, not failed.
+dpkg-deb -x "$tool" "$work/tool"
+needed=$(readelf -d "$work/tool/usr/bin/cudatool" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+[ -n "$needed" ] || { echo "the packaged cudatool needs no shared library?" >&2; exit 1; }
+for soname in $needed; do
+  path=$(ldd "$work/tool/usr/bin/cudatool" | awk -v n="$soname" '
+    $1 == n && $3 ~ /^\// { print $3; exit }
+    $1 ~ /^\// && substr($1, length($1) - length(n)) == "/" n { print $1; exit }')
+  [ -n "$path" ] || { echo "$soname: not found by ldd" >&2; exit 1; }
+  owner=""
+  for candidate in "$path" "$(readlink -f "$path")" "${path#/usr}" "/usr${path}"; do
+    owner=$(dpkg -S "$candidate" 2>/dev/null | head -1 | cut -d: -f1) && [ -n "$owner" ] && break
+  done
+  if [ -z "$owner" ]; then
+    echo "note: $soname ($path) belongs to no package here: dpkg-shlibdeps cannot name it"
+    continue
+  fi
+  echo "$depends" | grep -Eq "(^|, )$(printf '%s' "$owner" | sed 's/[+.]/\\&/g')( |,|$)" ||
+    { echo "$soname comes from $owner, which Depends lacks: $depends" >&2; exit 1; }
+  echo "$soname: $owner in Depends"
+done
 if echo "$depends" | grep -Eiq 'cuda|nvidia|nvrtc'; then
   echo "a CUDA/NVIDIA library is a hard dependency: $depends" >&2
   exit 1
 fi
 [ "$(field "$tool" Package)" = cudatool ] && [ "$(field "$dev" Package)" = cudatool-dev ]
 [ "$(field "$tool" Architecture)" = "$(dpkg --print-architecture)" ]
-field "$dev" Depends | grep -q 'libssl-dev'
+# The -dev package depends on the -dev package of everything the library's users link.
+for pkg in libssl-dev nlohmann-json3-dev libzstd-dev liblz4-dev libre2-dev; do
+  field "$dev" Depends | grep -Eq "(^|, )$pkg( |,|$)" ||
+    { echo "$dev: no $pkg in Depends: $(field "$dev" Depends)" >&2; exit 1; }
+done
 contents=$(dpkg-deb -c "$tool") dev_contents=$(dpkg-deb -c "$dev")
 for f in /bin/cudatool /share/man/man1/cudatool.1 \
     /bash-completion/completions/cudatool /zsh/vendor-completions/_cudatool \
@@ -33,6 +59,7 @@ for f in /bin/cudatool /share/man/man1/cudatool.1 \
   echo "$contents" | grep -qF "$f" || { echo "$tool lacks $f" >&2; exit 1; }
 done
 for f in /include/cudatool/base/sha256.hpp /libcudatool.a /cmake/cudatool/cudatool-config.cmake \
+    /cmake/cudatool/cudatool-dependencies.cmake \
     /pkgconfig/cudatool.pc; do
   echo "$dev_contents" | grep -qF "$f" || { echo "$dev lacks $f" >&2; exit 1; }
 done
