@@ -17,7 +17,8 @@ for f in bin/cudatool include/cudatool/base/sha256.hpp "$libdir/libcudatool.a" \
     "$libdir/cmake/cudatool/cudatool-config-version.cmake" "$libdir/pkgconfig/cudatool.pc" \
     share/bash-completion/completions/cudatool share/zsh/vendor-completions/_cudatool \
     share/fish/vendor_completions.d/cudatool.fish share/cudatool/schemas/devices.schema.json \
-    share/cudatool/schemas/error.schema.json share/man/man1/cudatool.1; do
+    share/cudatool/schemas/error.schema.json share/man/man1/cudatool.1 \
+    share/doc/cudatool/copyright share/doc/cudatool/NOTICE share/doc/cudatool-dev/copyright; do
   [ -e "$prefix/$f" ] || { echo "not installed: $f" >&2; exit 1; }
 done
 
@@ -66,6 +67,7 @@ fi
 # pkg-config cudatool, at the compiler's default standard (no -std: the .pc gives it).
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 version=$(pkg-config --modversion cudatool)
+grep -qx 'License: Apache-2.0' "$prefix/$libdir/pkgconfig/cudatool.pc"
 [ "cudatool $version" = "$("$prefix/bin/cudatool" --version | head -1)" ] ||
   { echo "cudatool.pc says version $version" >&2; exit 1; }
 # shellcheck disable=SC2046

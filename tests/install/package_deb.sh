@@ -53,14 +53,22 @@ for pkg in libssl-dev nlohmann-json3-dev libzstd-dev liblz4-dev libre2-dev; do
     { echo "$dev: no $pkg in Depends: $(field "$dev" Depends)" >&2; exit 1; }
 done
 contents=$(dpkg-deb -c "$tool") dev_contents=$(dpkg-deb -c "$dev")
-for f in /bin/cudatool /share/man/man1/cudatool.1 \
+for f in /bin/cudatool /share/man/man1/cudatool.1 /usr/share/doc/cudatool/copyright \
     /bash-completion/completions/cudatool /zsh/vendor-completions/_cudatool \
     /fish/vendor_completions.d/cudatool.fish /cudatool/schemas/devices.schema.json; do
   echo "$contents" | grep -qF "$f" || { echo "$tool lacks $f" >&2; exit 1; }
 done
-for f in /include/cudatool/base/sha256.hpp /libcudatool.a /cmake/cudatool/cudatool-config.cmake \
+for f in /usr/share/doc/cudatool-dev/copyright /include/cudatool/base/sha256.hpp /libcudatool.a /cmake/cudatool/cudatool-config.cmake \
     /cmake/cudatool/cudatool-dependencies.cmake \
     /pkgconfig/cudatool.pc; do
   echo "$dev_contents" | grep -qF "$f" || { echo "$dev lacks $f" >&2; exit 1; }
+done
+# Debian's machine-readable copyright file, Apache-2.0, in both packages.
+dpkg-deb -x "$dev" "$work/dev"
+for copyright in "$work/tool/usr/share/doc/cudatool/copyright" \
+    "$work/dev/usr/share/doc/cudatool-dev/copyright"; do
+  head -1 "$copyright" | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/'
+  grep -qx 'License: Apache-2.0' "$copyright"
+  grep -qF '/usr/share/common-licenses/Apache-2.0' "$copyright"
 done
 echo "packages: ok ($(basename "$tool"), $(basename "$dev"))"
