@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cuda.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
@@ -10,6 +12,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "command.hpp"
@@ -117,7 +120,12 @@ bool asks_for_json(const std::vector<std::string>& arguments) {
 int main(int argc, char** argv) {
   guard_standard_descriptors();
   CLI::App app{"cudatool: the truth about your CUDA GPUs", "cudatool"};
-  app.set_version_flag("--version", std::string("cudatool ") + CUDATOOL_VERSION);
+  // The version, and the CUDA headers (cuda.h's CUDA_VERSION) the tool was built with: what
+  // it knows of the driver's API and of the attributes it can name.
+  app.set_version_flag("--version", std::string("cudatool ") + CUDATOOL_VERSION +
+                                        "\nbuilt with the CUDA " +
+                                        std::to_string(CUDA_VERSION / 1000) + "." +
+                                        std::to_string(CUDA_VERSION % 1000 / 10) + " headers");
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 1 internal error, 2 usage, 3 no driver, 4 no device or "
@@ -151,7 +159,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // CLI11's own codes (100-114) become the tool's usage code, with one line on stderr.
     std::string message = one_line(e.what());
-    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
+    if (app.get_subcommands().empty() && argc > 1 && argv[1][0] == '-' &&
+        std::string_view(argv[1]) != "-" && std::string_view(argv[1]) != "--") {
+      // An option before any command: name it (CLI11 says only that a command is required).
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands({}))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      message = "unknown option " + cudatool::quote_input(argv[1]) +
+                " (options go after the command; commands: " + names + ")";
+    } else if (app.get_subcommands().empty() && argc > 1 && argv[1][0] != '-') {
       std::string names;
       for (const CLI::App* sub : app.get_subcommands({}))
         names += (names.empty() ? "" : ", ") + sub->get_name();
