@@ -5,6 +5,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/exit_status.hpp"
+#include "cudatool/occupancy/device_data.hpp"
 
 namespace cudatool::app {
 
@@ -38,13 +40,36 @@ inline void add_json_flag(CLI::App& sub, GlobalOptions& global) {
   sub.add_flag("--json", global.json, "Print JSON for scripts instead of text");
 }
 
+// The values a shell completes for an option (`cudatool completion` reads them from the
+// option's validator named "choices", as it reads CLI::IsMember's): help shows them as
+// {a|b|c}. Not strict, the validator accepts anything: the command checks the value with its
+// own message. Strict, it refuses any other value.
+inline CLI::Validator completion_choices(std::vector<std::string> values, bool strict = false) {
+  std::string list;
+  for (const std::string& v : values) list += (list.empty() ? "{" : "|") + v;
+  list += "}";
+  return CLI::Validator(
+      [values, list, strict](std::string& value) -> std::string {
+        if (!strict || std::find(values.begin(), values.end(), value) != values.end()) return {};
+        return value + " not in " + list;
+      },
+      list, "choices");
+}
+
+// The architecture table's names (sm_75 ... sm_121), for completion.
+inline std::vector<std::string> architecture_names() {
+  std::vector<std::string> names;
+  for (const DeviceProperties& p : known_architectures()) names.push_back(p.name);
+  return names;
+}
+
 // Adds --format (text, json, csv, csv,noheader) to a tabular command: devices, attrs,
 // kernels, occupancy.
 inline void add_table_format_option(CLI::App& sub, GlobalOptions& global) {
   sub.add_option("--format", global.format,
                  "Output: text, json (as --json), csv (a header line, then a line per row) or "
                  "csv,noheader")
-      ->check(CLI::IsMember({"text", "json", "csv", "csv,noheader"}));
+      ->check(completion_choices({"text", "json", "csv", "csv,noheader"}, true));
 }
 
 // The format asked for; --json with another --format is a usage error, --format json sets

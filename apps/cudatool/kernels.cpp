@@ -618,15 +618,17 @@ Command add_kernels(CLI::App& root, GlobalOptions& global) {
                   "CUBIN, fatbin, object (.o, -dc too), archive (.a), executable or shared library")
       ->required();
   sub->add_option("--arch", o->arch_lists,
-                  "Keep these architectures (sm_90 also keeps sm_90a; comma-separated)");
+                  "Keep these architectures (sm_90 also keeps sm_90a; comma-separated)")
+      ->check(completion_choices(architecture_names()));
   sub->add_option("--kernel", o->kernel,
                   "Keep kernels whose mangled or demangled name matches this regular expression "
                   "(ECMAScript, anywhere in the name)");
   sub->add_option("--threads", o->threads_text,
                   "Add each kernel's occupancy at N threads per block (1 to 1024)");
   sub->add_option(
-      "--sort", o->sort,
-      "Sort by a column: name, regs, shared, local, const, threads, barriers, occupancy");
+         "--sort", o->sort,
+         "Sort by a column: name, regs, shared, local, const, threads, barriers, occupancy")
+      ->check(completion_choices(sort_columns()));
   sub->add_flag("--wide", o->wide,
                 "Print whole kernel names on a terminal too (they are cut to 60 characters only "
                 "where standard output is a terminal)");

@@ -483,7 +483,8 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
   sub->add_option("--barriers", o->barriers, "Named block barriers per block (default 1)");
   sub->add_option("--arch,-a", o->arch,
                   "Architecture instead of a device, no GPU or driver needed: sm_90, sm_90a, "
-                  "sm_100f, 9.0, compute_90 (excludes --device)");
+                  "sm_100f, 9.0, compute_90 (excludes --device)")
+      ->check(completion_choices(architecture_names()));
   sub->add_option("--device,-d", o->device,
                   "Device: ordinal, PCI bus id or UUID (default: CUDA_DEVICE, ~/.cuda-device, 0)");
   sub->add_option("--kernel-from", o->kernel_from,

@@ -83,9 +83,10 @@ TEST(CliOutput, DevicesCsvHasAHeaderAndALinePerDevice) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto lines = lines_of(r.out);
   ASSERT_EQ(lines.size(), 3u) << r.out;
-  EXPECT_EQ(lines[0],
-            "ordinal,name,compute_capability,total_memory_bytes,multiprocessor_count,pci_bus_id,uuid,"
-            "driver_version,cuda_version");
+  EXPECT_EQ(
+      lines[0],
+      "ordinal,name,compute_capability,total_memory_bytes,multiprocessor_count,pci_bus_id,uuid,"
+      "driver_version,cuda_version");
   const auto first = csv_fields(lines[1]);
   ASSERT_EQ(first.size(), 9u) << lines[1];
   EXPECT_EQ(first[0], "0");
