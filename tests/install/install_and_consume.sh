@@ -11,13 +11,18 @@ trap 'rm -rf "$work"' EXIT
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 
-libdir=$(cd "$prefix" && ls -d lib*/pkgconfig | head -1 | xargs dirname)
+libdir=$(cd "$prefix" && find lib* -name cudatool.pc -path '*/pkgconfig/*' | head -1 | xargs dirname |
+  xargs dirname)
+# On Debian the library goes to the multiarch directory, as Debian's own libraries do.
+if [ -e /etc/debian_version ] && arch=$(gcc -print-multiarch 2>/dev/null) && [ -n "$arch" ]; then
+  [ "$libdir" = "lib/$arch" ] || { echo "library directory $libdir, not lib/$arch" >&2; exit 1; }
+fi
 for f in bin/cudatool include/cudatool/base/sha256.hpp "$libdir/libcudatool.a" \
     "$libdir/cmake/cudatool/cudatool-config.cmake" \
     "$libdir/cmake/cudatool/cudatool-config-version.cmake" "$libdir/pkgconfig/cudatool.pc" \
     share/bash-completion/completions/cudatool share/zsh/vendor-completions/_cudatool \
     share/fish/vendor_completions.d/cudatool.fish share/cudatool/schemas/devices.schema.json \
-    share/cudatool/schemas/error.schema.json share/man/man1/cudatool.1 \
+    share/cudatool/schemas/error.schema.json share/man/man1/cudatool.1.gz \
     share/doc/cudatool/copyright share/doc/cudatool/NOTICE share/doc/cudatool-dev/copyright; do
   [ -e "$prefix/$f" ] || { echo "not installed: $f" >&2; exit 1; }
 done

@@ -17,6 +17,8 @@ dpkg-deb -I "$tool"
 dpkg-deb -I "$dev" control
 field() { dpkg-deb -f "$1" "$2"; }
 depends=$(field "$tool" Depends)
+# (Text is matched from here-strings: with pipefail, `echo | grep -q` can fail when grep
+# exits before echo has written everything.)
 # The requirement: every shared library the packaged binary needs comes from a package in
 # Depends. Each NEEDED library is resolved (ldd) and its package asked of dpkg here: its name
 # differs between releases (libssl3 / libssl3t64), and a library no package owns (a
@@ -37,11 +39,11 @@ for soname in $needed; do
     echo "note: $soname ($path) belongs to no package here: dpkg-shlibdeps cannot name it"
     continue
   fi
-  echo "$depends" | grep -Eq "(^|, )$(printf '%s' "$owner" | sed 's/[+.]/\\&/g')( |,|$)" ||
+  grep -Eq "(^|, )$(printf '%s' "$owner" | sed 's/[+.]/\\&/g')( |,|$)" <<<"$depends" ||
     { echo "$soname comes from $owner, which Depends lacks: $depends" >&2; exit 1; }
   echo "$soname: $owner in Depends"
 done
-if echo "$depends" | grep -Eiq 'cuda|nvidia|nvrtc'; then
+if grep -Eiq 'cuda|nvidia|nvrtc' <<<"$depends"; then
   echo "a CUDA/NVIDIA library is a hard dependency: $depends" >&2
   exit 1
 fi
@@ -53,16 +55,45 @@ for pkg in libssl-dev nlohmann-json3-dev libzstd-dev liblz4-dev libre2-dev; do
     { echo "$dev: no $pkg in Depends: $(field "$dev" Depends)" >&2; exit 1; }
 done
 contents=$(dpkg-deb -c "$tool") dev_contents=$(dpkg-deb -c "$dev")
-for f in /bin/cudatool /share/man/man1/cudatool.1 /usr/share/doc/cudatool/copyright \
+for f in /bin/cudatool /share/man/man1/cudatool.1.gz /usr/share/doc/cudatool/copyright \
     /bash-completion/completions/cudatool /zsh/vendor-completions/_cudatool \
     /fish/vendor_completions.d/cudatool.fish /cudatool/schemas/devices.schema.json; do
-  echo "$contents" | grep -qF "$f" || { echo "$tool lacks $f" >&2; exit 1; }
+  grep -qF "$f" <<<"$contents" || { echo "$tool lacks $f" >&2; exit 1; }
 done
 for f in /usr/share/doc/cudatool-dev/copyright /include/cudatool/base/sha256.hpp /libcudatool.a /cmake/cudatool/cudatool-config.cmake \
     /cmake/cudatool/cudatool-dependencies.cmake \
     /pkgconfig/cudatool.pc; do
-  echo "$dev_contents" | grep -qF "$f" || { echo "$dev lacks $f" >&2; exit 1; }
+  grep -qF "$f" <<<"$dev_contents" || { echo "$dev lacks $f" >&2; exit 1; }
 done
+# Distinct summaries (the first line of each Description).
+summary_tool=$(field "$tool" Description | head -1) summary_dev=$(field "$dev" Description | head -1)
+[ "$summary_tool" != "$summary_dev" ] || { echo "both packages are summarised '$summary_tool'" >&2; exit 1; }
+# The library in Debian's multiarch directory.
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+grep -qF "./usr/lib/$multiarch/libcudatool.a" <<<"$dev_contents" ||
+  { echo "$dev: libcudatool.a is not in /usr/lib/$multiarch" >&2; exit 1; }
+# The man page gzipped and readable.
+gzip -t "$work/tool/usr/share/man/man1/cudatool.1.gz"
+man_page=$(zcat "$work/tool/usr/share/man/man1/cudatool.1.gz")
+[[ $man_page == ".TH CUDATOOL 1 "* ]] || { echo "the packaged man page is not cudatool(1)" >&2; exit 1; }
+# Debian's hardening in the packaged binary, where the build has it (CUDATOOL_HARDENING: the
+# Release build, which tools/test.sh packages): PIE, full RELRO with BIND_NOW, the stack
+# protector and _FORTIFY_SOURCE's checked functions.
+binary=$work/tool/usr/bin/cudatool
+if grep -qx 'CUDATOOL_HARDENING:BOOL=ON' "$build/CMakeCache.txt"; then
+header=$(readelf -h "$binary") segments=$(readelf -lW "$binary") dynamic=$(readelf -dW "$binary")
+symbols=$(readelf --dyn-syms -W "$binary")
+grep -q 'Type:.*DYN' <<<"$header" || { echo "cudatool is not a PIE" >&2; exit 1; }
+grep -q GNU_RELRO <<<"$segments" || { echo "cudatool has no RELRO" >&2; exit 1; }
+grep -Eq '\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW' <<<"$dynamic" ||
+  { echo "cudatool is not linked with -z now" >&2; exit 1; }
+grep -q '__stack_chk_fail' <<<"$symbols" || { echo "cudatool has no stack protector" >&2; exit 1; }
+grep -Eq ' __[a-z0-9_]+_chk(@|$)' <<<"$symbols" ||
+  { echo "cudatool calls no _FORTIFY_SOURCE checked function" >&2; exit 1; }
+echo "hardening: PIE, RELRO, BIND_NOW, stack protector, fortify"
+else
+  echo "hardening: not checked (CUDATOOL_HARDENING is off in $build)"
+fi
 # Debian's machine-readable copyright file, Apache-2.0, in both packages.
 dpkg-deb -x "$dev" "$work/dev"
 for copyright in "$work/tool/usr/share/doc/cudatool/copyright" \
