@@ -192,7 +192,9 @@ struct Target {
 };
 
 void print_hints(const std::string& log, const CompileRequest& request, Engine engine) {
-  for (const auto& hint : compile_hints(log, request, engine)) std::cerr << hint << '\n';
+  // A hint names a header from the source: escaped as every message is (render.hpp).
+  for (const auto& hint : compile_hints(log, request, engine))
+    std::cerr << printable(hint, kMaxMessageLine) << '\n';
 }
 
 nlohmann::json target_json(const Target& t, const CompileFlags& flags, const CompileCache& cache) {

@@ -10,7 +10,9 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <new>
 #include <nlohmann/json.hpp>
+#include <streambuf>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,15 +52,61 @@ void guard_standard_descriptors() {
   }
 }
 
+// std::cout's buffer: writes to descriptor 1 and keeps the errno of the first write that
+// failed. A stream only remembers that it went bad, and errno is long gone by the time the
+// command ends (a full disk under --version or attrs gave "cannot write standard output"
+// with no reason). Nothing else writes to stdout (no printf), so nothing is reordered.
+class StandardOutput : public std::streambuf {
+ public:
+  StandardOutput() { setp(buffer_, buffer_ + sizeof buffer_); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+    return c;
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const char* p = pbase();
+    std::size_t left = static_cast<std::size_t>(pptr() - pbase());
+    setp(buffer_, buffer_ + sizeof buffer_);
+    while (left > 0) {
+      const ssize_t n = ::write(STDOUT_FILENO, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        if (error_ == 0) error_ = n < 0 ? errno : EIO;
+        return false;
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
+  char buffer_[1 << 16];
+  int error_ = 0;
+};
+
+// Made once and never destroyed: std::cout is flushed at exit, after function statics are.
+StandardOutput& standard_output() {
+  static StandardOutput* const buffer = new StandardOutput;
+  return *buffer;
+}
+
 // Standard output, flushed and checked: everything a command printed must have been
-// written. A failure (a full disk, a closed or read-only stdout) is one line on stderr and
-// exit 1, unless the command failed already (its own status and line stand).
+// written. A failure (a full disk, a closed or read-only stdout) is one line on stderr with
+// the first failed write's reason and exit 1, unless the command failed already (its own
+// status and line stand).
 int finish(int status) {
-  errno = 0;
   std::cout.flush();
-  const bool failed = !std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout);
-  if (!failed) return status;
-  const int error = errno;
+  if (std::cout.good()) return status;
+  const int error = standard_output().error();
   if (status == 0) {
     std::cerr << "cudatool: cannot write standard output"
               << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
@@ -95,7 +143,9 @@ int report(const std::exception& e, bool json) {
   const ExitStatus status = cudatool::exit_status_for(e);
   std::string message;
   try {
-    message = one_line(e.what());
+    // An allocation that failed where nothing named it: say what happened, not "std::bad_alloc".
+    message = dynamic_cast<const std::bad_alloc*>(&e) ? "out of memory (an allocation failed)"
+                                                      : one_line(e.what());
   } catch (...) {
     message = "out of memory while reporting an error";
   }
@@ -119,6 +169,8 @@ bool asks_for_json(const std::vector<std::string>& arguments) {
 
 int main(int argc, char** argv) {
   guard_standard_descriptors();
+  std::cout.rdbuf(&standard_output());
+  if (::isatty(STDOUT_FILENO)) std::cout << std::unitbuf;  // a terminal sees lines as they come
   CLI::App app{"cudatool: the truth about your CUDA GPUs", "cudatool"};
   // The version, and the CUDA headers (cuda.h's CUDA_VERSION) the tool was built with: what
   // it knows of the driver's API and of the attributes it can name.

@@ -5,6 +5,7 @@
 // always, and every kind of bad input.
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include <gtest/gtest.h>
 
@@ -596,6 +597,49 @@ TEST(CliKernels, AFileTruncatedWhileReadIsOneLineAndExit2) {
     }
   }
   EXPECT_GT(changed, 0) << "no run was truncated while it read (" << took.count() << " ns a run)";
+  fs::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// Out of memory printed "cudatool: std::bad_alloc" once per entry and exit 2, as if the file
+// were corrupt (issue 20, item 11): now one line naming the file and the entry, exit 7. The
+// binary runs under `ulimit -v` below one entry's size (not with AddressSanitizer, which reserves
+// terabytes).
+TEST(CliKernels, OutOfMemoryIsOneLineNamingTheEntryAndExit7) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "an address-space limit stops AddressSanitizer itself";
+#endif
+  const Bytes zeros(120u << 20, 0);  // under the per-entry cap of 128 MiB
+  Bytes z(ZSTD_compressBound(zeros.size()));
+  z.resize(ZSTD_compress(z.data(), z.size(), zeros.data(), zeros.size(), 1));
+  std::vector<Bytes> entries;
+  for (int i = 0; i < 8; ++i)
+    entries.push_back(entry({.flags = 0x8011,
+                             .payload = z,
+                             .compressed_size = static_cast<std::uint32_t>(z.size()),
+                             .decompressed_size = zeros.size()}));
+  char pattern[] = "/tmp/cudatool-oom-XXXXXX";
+  const fs::path dir = ::mkdtemp(pattern);
+  const std::string path = (dir / "large.fatbin").string();
+  const Bytes file = container(entries);
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  ProcessOptions options = without_driver();
+  options.timeout_seconds = 120;
+  const auto r = run_process(
+      "/bin/sh",
+      {"-c", "ulimit -v 120000 && exec \"$0\" kernels \"$1\" --jobs 1", CUDATOOL_BINARY, path},
+      options);
+  EXPECT_EQ(r.exit_code, 7) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_TRUE(r.err.starts_with("cudatool: " + path +
+                                ": out of memory reading the sm_90 image at "
+                                "offset 0x"))
+      << r.err;
+  EXPECT_TRUE(r.err.ends_with(" (125829120 bytes decompressed)\n")) << r.err;
   fs::remove_all(dir);
 }
 

@@ -1,5 +1,7 @@
 #include "cudatool/base/error.hpp"
 
+#include <new>
+
 #include "cudatool/base/exit_status.hpp"
 
 namespace cudatool {
@@ -28,6 +30,8 @@ ExitStatus exit_status_for(const std::exception& e) noexcept {
   if (dynamic_cast<const RequirementError*>(&e)) return ExitStatus::no_device;
   if (dynamic_cast<const CompileError*>(&e)) return ExitStatus::compile_error;
   if (dynamic_cast<const MemoryError*>(&e)) return ExitStatus::out_of_memory;
+  // An allocation that failed outside the places that name it (they throw MemoryError).
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return ExitStatus::out_of_memory;
   // Only a failed driver (or NVRTC) call is a CUDA error: it carries the call's result code.
   // Anything else of the hierarchy (a file-system failure, a broken invariant) is a failure.
   if (const auto* error = dynamic_cast<const Error*>(&e); error && error->code() != 0)

@@ -33,7 +33,8 @@ std::uint64_t member_size(const ByteReader& r, std::uint64_t offset) {
 }  // namespace
 
 bool is_ar_archive(std::span<const std::uint8_t> bytes) {
-  return bytes.size() >= kMagicSize && std::memcmp(bytes.data(), "!<arch>\n", 8) == 0;
+  return bytes.size() >= kMagicSize && (std::memcmp(bytes.data(), "!<arch>\n", 8) == 0 ||
+                                        std::memcmp(bytes.data(), "!<thin>\n", 8) == 0);
 }
 
 std::vector<ArchiveMember> read_ar_archive(const ByteReader& r) {

@@ -4,8 +4,11 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <optional>
+#include <utility>
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/parallel.hpp"
@@ -256,11 +259,63 @@ std::uint64_t decompression_cap(std::uint64_t compressed) {
   return compressed * 30 + k128MiB;
 }
 
+namespace {
+
+// The process's account of decompressed bytes held (kDecompressedBytesLimit).
+class DecompressionBudget {
+ public:
+  // Waits until `bytes` fit beside what is held, then counts them. The caller holds none
+  // (it freed its buffer first), so every holder is working, and frees in time.
+  void acquire(std::uint64_t bytes) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    freed_.wait(lock, [&] { return held_ + bytes <= kDecompressedBytesLimit; });
+    held_ += bytes;
+    peak_ = std::max(peak_, held_);
+  }
+  void release(std::uint64_t bytes) {
+    if (bytes == 0) return;
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      held_ -= bytes;
+    }
+    freed_.notify_all();
+  }
+  std::uint64_t held() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return held_;
+  }
+  std::uint64_t peak() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return peak_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable freed_;
+  std::uint64_t held_ = 0, peak_ = 0;
+};
+
+DecompressionBudget& budget() {
+  static DecompressionBudget instance;
+  return instance;
+}
+
+}  // namespace
+
+std::uint64_t decompressed_bytes_held() {
+  return budget().held();
+}
+
+std::uint64_t decompressed_bytes_peak() {
+  return budget().peak();
+}
+
 Decompressor::Decompressor() : zstd_(ZSTD_createDCtx()) {
   if (zstd_ == nullptr) throw std::bad_alloc();
 }
 
 Decompressor::~Decompressor() {
+  budget().release(capacity_);
   ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(zstd_));
 }
 
@@ -277,10 +332,22 @@ std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
     throw UsageError(where() + "declared decompressed size " + std::to_string(e.decompressed_size) +
                      " is more than 30 x the " + std::to_string(e.payload.size()) +
                      " compressed bytes + 128 MiB: refused (a decompression bomb?)");
+  if (e.decompressed_size > kDecompressedBytesLimit)
+    throw UsageError(where() + "declared decompressed size " + std::to_string(e.decompressed_size) +
+                     " is more than the " + std::to_string(kDecompressedBytesLimit >> 20) +
+                     " MiB cudatool holds decompressed at once: refused");
   const auto size = static_cast<std::size_t>(e.decompressed_size);
   if (size > capacity_) {
+    // Free this buffer before waiting for room, so that no two threads wait on each other.
     buffer_.reset();
-    buffer_ = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+    budget().release(std::exchange(capacity_, 0));
+    budget().acquire(size);
+    try {
+      buffer_ = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+    } catch (...) {
+      budget().release(size);
+      throw;
+    }
     capacity_ = size;
   }
   std::uint8_t* const out = buffer_.get();

@@ -5,6 +5,7 @@
 #include <deque>
 #include <future>
 #include <memory>
+#include <new>
 #include <numeric>
 #include <system_error>
 
@@ -151,6 +152,12 @@ class Scanner {
       out.kernels.reserve(info.kernels.size());
       for (std::size_t k = 0; k < info.kernels.size(); ++k)
         out.kernels.push_back({job.image, std::move(info.kernels[k]), info.bounds[k]});
+    } catch (const std::bad_alloc&) {
+      // Not the entry's fault: the scan ends with one line naming the entry (each entry's
+      // "std::bad_alloc", exit 2, read as if the file were corrupt).
+      throw MemoryError(*job.source + ": out of memory reading the " + job.entry.arch +
+                        " image at offset " + hex(job.entry.offset) + " (" +
+                        std::to_string(job.entry.decompressed_size) + " bytes decompressed)");
     } catch (const std::exception& e) {
       out.error = e.what();
       out.kernels.clear();

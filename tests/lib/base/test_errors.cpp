@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <new>
+
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/exit_status.hpp"
 
@@ -54,3 +56,16 @@ TEST(ExitStatus, NamesAreStable) {
   EXPECT_EQ(to_int(ExitStatus::no_driver), 3);
   EXPECT_EQ(to_int(ExitStatus::no_device), 4);
 }
+
+namespace cudatool {
+namespace {
+
+// A failed allocation is out of memory, not an internal error (issue 20, item 11).
+TEST(ExitStatus, BadAllocIsOutOfMemory) {
+  EXPECT_EQ(exit_status_for(std::bad_alloc()), ExitStatus::out_of_memory);
+  EXPECT_EQ(exit_status_for(MemoryError("x: out of memory reading ...")),
+            ExitStatus::out_of_memory);
+}
+
+}  // namespace
+}  // namespace cudatool

@@ -244,6 +244,43 @@ TEST(Fatbin, DecompressionIsCappedBeforeAllocatingAndSizesAreExact) {
             std::string::npos);
 }
 
+// The cap above is per entry: twelve entries declaring 100 MiB each, read by twelve threads,
+// held 1.2 GB at once (a 269 KB file took 2.1 GB at --jobs 16). What the whole process holds
+// decompressed is capped at kDecompressedBytesLimit; threads wait for room (issue 20,
+// item 9).
+TEST(KernelScan, DecompressedBytesHeldAtOnceAreCappedForTheWholeProcess) {
+  const Bytes zeros(100u << 20, 0);
+  Bytes z(ZSTD_compressBound(zeros.size()));
+  z.resize(ZSTD_compress(z.data(), z.size(), zeros.data(), zeros.size(), 1));
+  std::vector<Bytes> entries;
+  for (int i = 0; i < 12; ++i)
+    entries.push_back(entry({.flags = 0x8011,
+                             .payload = z,
+                             .compressed_size = static_cast<std::uint32_t>(z.size()),
+                             .decompressed_size = zeros.size()}));
+  ScanOptions options;
+  options.threads = 12;
+  const ScanResult r = scan_bytes(container(entries), "bombs.fatbin", options);
+  ASSERT_EQ(r.images.size(), 12u);
+  for (const ScannedImage& image : r.images)  // each decompressed, then not a CUBIN
+    EXPECT_EQ(image.error.find("decompressed at once"), std::string::npos) << image.error;
+  EXPECT_LE(decompressed_bytes_peak(), kDecompressedBytesLimit);
+  EXPECT_GE(decompressed_bytes_peak(), zeros.size());
+  EXPECT_EQ(decompressed_bytes_held(), 0u);
+  // One entry larger than the whole budget is refused, naming it, before any allocation.
+  Decompressor decompressor;
+  FatbinEntry large;
+  large.arch = "sm_90";
+  large.offset = 0x40;
+  large.compression = FatbinCompression::zstd;
+  large.payload = Bytes(17u << 20, 1);
+  large.decompressed_size = 600ull << 20;
+  EXPECT_EQ(error_of([&] { decompressor.contents(large, "big.fatbin"); }),
+            "big.fatbin: sm_90 entry at offset 0x40: declared decompressed size 629145600 is "
+            "more than the 512 MiB cudatool holds decompressed at once: refused");
+  EXPECT_EQ(decompressor.capacity(), 0u);
+}
+
 TEST(Archive, ReadsMembersWithShortAndLongNames) {
   const std::string long_name = "a_rather_long_object_name.o";
   std::string a = "!<arch>\n";

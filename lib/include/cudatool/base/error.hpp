@@ -42,7 +42,8 @@ class RuntimeError : public Error {
   using Error::Error;
 };
 
-// Out of memory (device or page-locked host memory).
+// Out of memory: device or page-locked host memory, or the process's own (an allocation that
+// failed, std::bad_alloc, reported with what it was for and for which file).
 class MemoryError : public Error {
  public:
   using Error::Error;

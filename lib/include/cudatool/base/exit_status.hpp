@@ -15,7 +15,7 @@ enum class ExitStatus : int {
   no_device = 4,      // no visible device, no such device, or a requirement unmet
   cuda_error = 5,     // a CUDA driver call failed
   compile_error = 6,  // the kernel did not compile
-  out_of_memory = 7,  // device or page-locked memory exhausted
+  out_of_memory = 7,  // device, page-locked or host memory exhausted
   mismatch = 8,       // a self-check found a difference (compile --load)
   check_failed = 9,   // `cudatool check`: a check failed (or, with --strict, warned)
   // `kernels`: every file was read, but some CUDA images inside could not be (damaged or of

@@ -88,6 +88,17 @@ std::vector<std::vector<FatbinContainer>> find_fatbin_containers(
 // 128 MiB (a declared size above it is refused before anything is allocated).
 std::uint64_t decompression_cap(std::uint64_t compressed);
 
+// The most decompressed bytes the whole process holds at once, all Decompressors together:
+// each buffer is counted from when it is allocated to when it is freed. A Decompressor that
+// needs more than is left frees its own buffer and waits until others have freed theirs; an
+// entry larger than the whole budget fails with a UsageError naming it. The cap above is
+// per entry; this bounds what --jobs N threads hold together (a 269 KB file of declared
+// 128 MiB entries held 2.1 GB at --jobs 16).
+inline constexpr std::uint64_t kDecompressedBytesLimit = 512ull << 20;
+// The decompressed bytes held now, and the most held at once so far (tests, diagnostics).
+std::uint64_t decompressed_bytes_held();
+std::uint64_t decompressed_bytes_peak();
+
 // What one thread reuses from entry to entry: the output buffer (grown, never zero-filled)
 // and a zstd decompression context.
 class Decompressor {
@@ -100,7 +111,8 @@ class Decompressor {
   // The entry's contents: the payload itself when stored plain; otherwise decompressed
   // into the buffer (valid until the next call) with libzstd or liblz4. Throws UsageError
   // naming `source`, the entry and what is wrong: a declared size over the cap, corrupt
-  // data, a size that does not match.
+  // data, a size that does not match, a size over kDecompressedBytesLimit. May wait for
+  // other threads' Decompressors to free their buffers (kDecompressedBytesLimit).
   std::span<const std::uint8_t> contents(const FatbinEntry& entry, const std::string& source);
   std::size_t capacity() const { return capacity_; }
 
