@@ -58,7 +58,12 @@ check_output() {  # NAME PROGRAM
 
 # find_package(cudatool CONFIG), at the compiler's default standard (no CMAKE_CXX_STANDARD:
 # cudatool::cudatool requires C++20 itself).
-cmake -S "$source/tests/install/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
+# The build's own CMAKE_PREFIX_PATH follows (a dependency tree unpacked elsewhere, as on the
+# GPU host: the consumer must find the zstd, LZ4, RE2 and nlohmann/json the library was
+# built with).
+build_prefix_path=$(sed -n 's/^CMAKE_PREFIX_PATH:[A-Z]*=//p' "$build/CMakeCache.txt")
+cmake -S "$source/tests/install/consumer" -B "$work/cmake-build" \
+  -DCMAKE_PREFIX_PATH="$prefix${build_prefix_path:+;$build_prefix_path}" \
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" ||
   { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/cmake-build" >"$work/build.log" || { cat "$work/build.log"; exit 1; }
