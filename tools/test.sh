@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds cudatool and runs the whole test suite through ctest, then the same suite in an
+# Builds cudatool and runs the whole test suite through ctest, builds the Release
+# configuration with warnings as errors, then runs the same suite in an
 # AddressSanitizer/UndefinedBehaviorSanitizer build. GPU tests skip, with their reason,
 # where no GPU or driver is found. The Python module is built and tested in the first build
 # (its pytest suite runs under ctest), and the wheel `pip install .` makes is built and
@@ -15,6 +16,14 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUDATOOL_WERROR
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
 bash tools/test-wheel.sh "$python" build
+# The Release build (what is packaged: -O3, hardening, no test hooks) must be warning-free
+# too: the tool and the library only, with warnings as errors, and a smoke run.
+cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUDATOOL_WERROR=ON \
+  -DCUDATOOL_BUILD_TESTS=OFF -DCUDATOOL_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build-release -j"$jobs"
+build-release/apps/cudatool/cudatool occupancy --arch sm_90 --threads 256 --format csv,noheader
+# Its packages: dependencies, contents, copyright, man page, multiarch, hardening.
+bash tests/install/package_deb.sh build-release | tail -3
 if [ "${1:-}" != "--no-sanitize" ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUDATOOL_SANITIZE=ON \
     -DCUDATOOL_BUILD_BENCHMARKS=OFF -DCUDATOOL_WERROR=ON >/dev/null

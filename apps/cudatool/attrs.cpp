@@ -26,6 +26,7 @@ Command add_attrs(CLI::App& root, GlobalOptions& global) {
   auto* sub = root.add_subcommand("attrs", "Print a device's attributes (all, or the named ones)");
   auto options = std::make_shared<AttrsOptions>();
   add_json_flag(*sub, global);
+  add_table_format_option(*sub, global);
   sub->add_option("--device,-d", options->device,
                   "Device: ordinal, PCI bus id or UUID (default: CUDA_DEVICE, ~/.cuda-device, 0)");
   sub->add_option("names", options->names,
@@ -36,6 +37,7 @@ Command add_attrs(CLI::App& root, GlobalOptions& global) {
       sub, [options, &global]() {
         // Names are checked before the driver is touched: a typo is a usage error
         // even on a machine without a GPU.
+        const TableFormat format = table_format(global);
         std::vector<const AttributeInfo*> wanted;
         for (const auto& name : options->names) wanted.push_back(&attribute_by_name(name));
 
@@ -53,6 +55,10 @@ Command add_attrs(CLI::App& root, GlobalOptions& global) {
           for (const auto& [name, value] : values) attributes[name] = value;
           print_json(
               {{"device", device.ordinal()}, {"name", device.name()}, {"attributes", attributes}});
+        } else if (format != TableFormat::text) {
+          if (format == TableFormat::csv) print_csv_row({"device", "attribute", "value"});
+          for (const auto& [name, value] : values)
+            print_csv_row({std::to_string(device.ordinal()), name, std::to_string(value)});
         } else {
           std::size_t width = 0;
           for (const auto& entry : values) width = std::max(width, entry.first.size());

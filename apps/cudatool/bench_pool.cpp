@@ -328,9 +328,15 @@ Command add_bench_pool(CLI::App& root, GlobalOptions& global) {
   sub->add_option("--backend", o->backend,
                   "device (pool, cuMemAlloc, cuMemAllocAsync), pinned (pool, cuMemHostAlloc) "
                   "or host (pool, malloc; no GPU needed)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(completion_choices({std::string(bench::name(bench::Backend::device)),
+                                  std::string(bench::name(bench::Backend::pinned)),
+                                  std::string(bench::name(bench::Backend::host))}));
   sub->add_option("--workload", o->workload, "Request sizes: fixed, uniform or log-uniform")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(completion_choices({std::string(bench::name(bench::SizeDistribution::fixed)),
+                                  std::string(bench::name(bench::SizeDistribution::uniform)),
+                                  std::string(bench::name(bench::SizeDistribution::log_uniform))}));
   sub->add_option("--size", o->size, "Request size of the fixed workload (4096, 4K, 1MiB)")
       ->capture_default_str();
   sub->add_option("--min-size", o->min_size, "Smallest request of uniform and log-uniform")
@@ -340,7 +346,9 @@ Command add_bench_pool(CLI::App& root, GlobalOptions& global) {
   sub->add_option("--order", o->order,
                   "lifo (rounds of --live allocations freed in reverse) or random (--live "
                   "blocks stay alive, each step frees a random one)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(completion_choices({std::string(bench::name(bench::Interleaving::lifo)),
+                                  std::string(bench::name(bench::Interleaving::random))}));
   sub->add_option("--live", o->live, "Live-set size")->capture_default_str();
   sub->add_option("--threads", o->threads, "Threads allocating at once")->capture_default_str();
   sub->add_option("--seed", o->seed, "Seed of the request streams")->capture_default_str();

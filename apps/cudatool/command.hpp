@@ -5,19 +5,30 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cudatool/base/error.hpp"
 #include "cudatool/base/exit_status.hpp"
+#include "cudatool/occupancy/device_data.hpp"
 
 namespace cudatool::app {
 
 // Options every subcommand shares.
 struct GlobalOptions {
   bool json = false;  // --json: machine-readable output on stdout
+  // --format of the tabular commands (add_table_format_option); unset: text, or --json.
+  std::optional<std::string> format;
 };
+
+// What a tabular command prints: its text table, JSON, or CSV (RFC 4180: a header line of
+// column names, then one line per row; nvidia-smi's spelling, "csv,noheader", leaves the
+// header out).
+enum class TableFormat { text, json, csv, csv_noheader };
 
 struct Command {
   CLI::App* app = nullptr;
@@ -34,6 +45,53 @@ inline void add_fresh_flag(CLI::App& sub, bool& fresh) {
   sub.add_flag("--fresh", fresh,
                "Ask the driver (cuInit) instead of the device cache, and refresh the cache "
                "(also CUDATOOL_FRESH=1)");
+}
+
+// The values a shell completes for an option (`cudatool completion` reads them from the
+// option's validator named "choices", as it reads CLI::IsMember's): help shows them as
+// {a|b|c}. Not strict, the validator accepts anything: the command checks the value with its
+// own message. Strict, it refuses any other value.
+inline CLI::Validator completion_choices(std::vector<std::string> values, bool strict = false) {
+  std::string list;
+  for (const std::string& v : values) list += (list.empty() ? "{" : "|") + v;
+  list += "}";
+  return CLI::Validator(
+      [values, list, strict](std::string& value) -> std::string {
+        if (!strict || std::find(values.begin(), values.end(), value) != values.end()) return {};
+        return value + " not in " + list;
+      },
+      list, "choices");
+}
+
+// The architecture table's names (sm_75 ... sm_121), for completion.
+inline std::vector<std::string> architecture_names() {
+  std::vector<std::string> names;
+  for (const DeviceProperties& p : known_architectures()) names.push_back(p.name);
+  return names;
+}
+
+// Adds --format (text, json, csv, csv,noheader) to a tabular command: devices, attrs,
+// kernels, occupancy.
+inline void add_table_format_option(CLI::App& sub, GlobalOptions& global) {
+  sub.add_option("--format", global.format,
+                 "Output: text, json (as --json), csv (a header line, then a line per row) or "
+                 "csv,noheader")
+      ->check(completion_choices({"text", "json", "csv", "csv,noheader"}, true));
+}
+
+// The format asked for; --json with another --format is a usage error, --format json sets
+// global.json.
+inline TableFormat table_format(GlobalOptions& global) {
+  if (global.json && global.format && *global.format != "json")
+    throw UsageError("--json and --format " + *global.format + " exclude each other");
+  const std::string format = global.json ? "json" : global.format.value_or("text");
+  if (format == "json") {
+    global.json = true;
+    return TableFormat::json;
+  }
+  if (format == "csv") return TableFormat::csv;
+  if (format == "csv,noheader") return TableFormat::csv_noheader;
+  return TableFormat::text;
 }
 
 Command add_devices(CLI::App& root, GlobalOptions& global);

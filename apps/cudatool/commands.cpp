@@ -1,5 +1,7 @@
 // The root command line, shared by the executable (main.cpp) and the in-process runner
 // (in_process.cpp): the version flag, the footer, and every subcommand.
+#include <cuda.h>
+
 #include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
@@ -11,7 +13,12 @@
 namespace cudatool::app {
 
 std::vector<Command> add_commands(CLI::App& root, GlobalOptions& global) {
-  root.set_version_flag("--version", std::string("cudatool ") + CUDATOOL_VERSION);
+  // The version, and the CUDA headers (cuda.h's CUDA_VERSION) the tool was built with: what
+  // it knows of the driver's API and of the attributes it can name.
+  root.set_version_flag("--version", std::string("cudatool ") + CUDATOOL_VERSION +
+                                         "\nbuilt with the CUDA " +
+                                         std::to_string(CUDA_VERSION / 1000) + "." +
+                                         std::to_string(CUDA_VERSION % 1000 / 10) + " headers");
   root.require_subcommand(1);
   root.footer(
       "Exit codes: 0 ok, 1 internal error, 2 usage, 3 no driver, 4 no device or "
@@ -28,12 +35,17 @@ std::vector<Command> add_commands(CLI::App& root, GlobalOptions& global) {
 std::string parse_error_message(const CLI::App& root, const CLI::ParseError& error,
                                 const std::vector<std::string>& arguments) {
   std::string message = one_line(error.what());
-  if (root.get_subcommands().empty() && arguments.size() > 1 &&
-      (arguments[1].empty() || arguments[1][0] != '-')) {
+  if (root.get_subcommands().empty() && arguments.size() > 1) {
     std::string names;
     for (const CLI::App* sub : root.get_subcommands({}))
       names += (names.empty() ? "" : ", ") + sub->get_name();
-    message = "unknown command " + quote_input(arguments[1]) + " (commands: " + names + ")";
+    const std::string& first = arguments[1];
+    if (first.empty() || first[0] != '-')
+      message = "unknown command " + quote_input(first) + " (commands: " + names + ")";
+    else if (first != "-" && first != "--")
+      // An option before any command: name it (CLI11 says only that a command is required).
+      message = "unknown option " + quote_input(first) +
+                " (options go after the command; commands: " + names + ")";
   }
   const auto parsed = root.get_subcommands();
   const std::string help =

@@ -336,7 +336,8 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
   sub->add_option("file", f->file, "Source file, or - for stdin");
   sub->add_option("--arch,-a", f->arch,
                   "Targets: sm_XX (CUBIN) or compute_XX (PTX), comma-separated for several; "
-                  "default: the -p entry's, else the device's");
+                  "default: the -p entry's, else the device's")
+      ->check(completion_choices(architecture_names()));
   sub->add_option("-o,--output", f->output, "Write the CUBIN or PTX here (atomically)");
   auto* ptx = sub->add_flag("--ptx", f->ptx, "Produce PTX");
   sub->add_flag("--cubin", f->cubin, "Produce a CUBIN (the default for sm_XX)")->excludes(ptx);

@@ -43,25 +43,52 @@ struct CommandSpec {
   std::vector<std::string> positional_choices;
 };
 
-// The few values whose completion the parser cannot tell: file and directory arguments and
-// the completion command's shells.
-ValueKind value_kind(const std::string& command, const std::string& name) {
-  if (name == "output" || (command == "compile" && name == "file")) return ValueKind::file;
-  if (name == "include-dir" || name == "cache-dir") return ValueKind::directory;
-  if (command == "completion" && name == "shell") return ValueKind::choice;
+// The values a shell completes for an option: those its validator lists, either
+// completion_choices' "{a|b|c}" (command.hpp) or CLI::IsMember's "{a,b,c}"; none otherwise.
+std::vector<std::string> option_choices(CLI::Option& option) {
+  for (int i = 0;; ++i) {
+    const CLI::Validator* validator = nullptr;
+    try {
+      validator = option.get_validator(i);
+    } catch (const CLI::OptionNotFound&) {
+      return {};
+    }
+    const std::string text = validator->get_description();
+    if (text.size() < 3 || text.front() != '{' || text.back() != '}') continue;
+    const char separator = text.find('|') != std::string::npos ? '|' : ',';
+    std::vector<std::string> values;
+    std::size_t start = 1;
+    while (start < text.size()) {
+      const std::size_t end = std::min(text.find(separator, start), text.size() - 1);
+      values.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+    return values;
+  }
+}
+
+// What the parser cannot tell: which values are files and directories. Everything else that
+// takes a value completes to its validator's choices, or to nothing.
+ValueKind value_kind(const std::string& name) {
+  if (name == "output" || name == "file" || name == "FILE" || name == "kernel-from")
+    return ValueKind::file;
+  if (name == "include-dir" || name == "cache-dir" || name == "build-dir")
+    return ValueKind::directory;
   return ValueKind::none;
 }
 
-CommandSpec describe(const CLI::App& app, const std::string& name) {
+CommandSpec describe(CLI::App& app, const std::string& name) {
   CommandSpec spec{name, app.get_description(), {}, false, false, "", ValueKind::none, {}};
-  for (const CLI::Option* option : app.get_options()) {
+  for (CLI::Option* option : app.get_options()) {
     const bool many = option->get_expected_max() > 1;
+    std::vector<std::string> choices = option_choices(*option);
     if (!option->nonpositional()) {
       spec.has_positional = true;
       spec.positional_repeats = many;
       spec.positional_name = option->get_name();
-      spec.positional = value_kind(name, option->get_name());
-      if (spec.positional == ValueKind::choice) spec.positional_choices = kShells;
+      spec.positional = value_kind(option->get_name());
+      if (!choices.empty()) spec.positional = ValueKind::choice;
+      spec.positional_choices = std::move(choices);
       continue;
     }
     OptionSpec o;
@@ -70,7 +97,9 @@ CommandSpec describe(const CLI::App& app, const std::string& name) {
     o.description = option->get_description();
     o.takes_value = option->get_expected_max() > 0;  // flags expect 0 values
     o.repeatable = many;
-    if (!o.long_names.empty()) o.value = value_kind(name, o.long_names.front());
+    if (!o.long_names.empty()) o.value = value_kind(o.long_names.front());
+    if (!choices.empty()) o.value = ValueKind::choice;
+    o.choices = std::move(choices);
     spec.options.push_back(std::move(o));
   }
   return spec;
@@ -81,9 +110,9 @@ struct CompletionSpec {
   std::vector<CommandSpec> commands;
 };
 
-CompletionSpec describe_tool(const CLI::App& root) {
+CompletionSpec describe_tool(CLI::App& root) {
   CompletionSpec spec{describe(root, ""), {}};
-  for (const CLI::App* sub : root.get_subcommands({}))
+  for (CLI::App* sub : root.get_subcommands({}))
     spec.commands.push_back(describe(*sub, sub->get_name()));
   return spec;
 }
@@ -106,52 +135,76 @@ std::vector<std::string> flag_words(const CommandSpec& c) {
 
 // ---- bash ----
 
-std::string bash_script(const CompletionSpec& spec) {
-  std::vector<std::string> names, file_flags, dir_flags;
-  for (const auto& c : spec.commands) {
-    names.push_back(c.name);
-    for (const auto& o : c.options) {
-      if (o.value != ValueKind::file && o.value != ValueKind::directory) continue;
-      auto& into = o.value == ValueKind::file ? file_flags : dir_flags;
-      for (const auto& n : o.long_names) into.push_back("--" + n);
-      for (const auto& n : o.short_names) into.push_back("-" + n);
-    }
+// Words for compgen -W, single-quoted for the script.
+std::string bash_words(const std::vector<std::string>& words) {
+  return "'" + join(words) + "'";
+}
+
+// The COMPREPLY line of a value kind (a file, a directory, a choice, or nothing to offer).
+std::string bash_values(ValueKind kind, const std::vector<std::string>& choices) {
+  switch (kind) {
+    case ValueKind::file:
+      return "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\"))";
+    case ValueKind::directory:
+      return "compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\"))";
+    case ValueKind::choice:
+      return "COMPREPLY=($(compgen -W " + bash_words(choices) + " -- \"$cur\"))";
+    case ValueKind::none:
+      break;
   }
-  auto dedupe = [](std::vector<std::string>& v) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-  };
-  dedupe(file_flags);
-  dedupe(dir_flags);
+  return "COMPREPLY=()";
+}
+
+// Each command completes, in this order: the value of the option before the cursor (its
+// choices, files, or nothing: never the flags, whose common "-" bash would insert); a flag
+// where the word starts with "-"; otherwise its positional argument (files, choices), or its
+// flags where it takes none. "--opt=value" is taken apart as bash splits it at "=".
+std::string bash_script(const CompletionSpec& spec) {
+  std::vector<std::string> names;
+  for (const auto& c : spec.commands) names.push_back(c.name);
   std::ostringstream s;
   s << "# bash completion for cudatool (generated by `cudatool completion bash`)\n"
     << "_cudatool() {\n"
     << "  local cur prev cmd i\n"
     << "  cur=${COMP_WORDS[COMP_CWORD]}\n"
     << "  prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+    << "  if [[ $cur == = ]]; then\n"
+    << "    cur=\n"
+    << "  elif [[ $prev == = ]]; then\n"
+    << "    prev=${COMP_WORDS[COMP_CWORD-2]}\n"
+    << "  fi\n"
     << "  cmd=\n"
     << "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
     << "    case ${COMP_WORDS[i]} in -*) ;; *) cmd=${COMP_WORDS[i]}; break ;; esac\n"
     << "  done\n"
-    << "  case $prev in\n";
-  if (!file_flags.empty())
-    s << "    " << join(file_flags, "|") << ") COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n";
-  if (!dir_flags.empty())
-    s << "    " << join(dir_flags, "|") << ") COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n";
-  s << "  esac\n"
     << "  case $cmd in\n"
-    << "    '') COMPREPLY=($(compgen -W \"" << join(names) << " " << join(flag_words(spec.root))
-    << "\" -- \"$cur\")) ;;\n";
+    << "    '')\n"
+    << "      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W "
+    << bash_words(flag_words(spec.root)) << " -- \"$cur\"))\n"
+    << "      else COMPREPLY=($(compgen -W " << bash_words(names) << " -- \"$cur\")); fi ;;\n";
   for (const auto& c : spec.commands) {
-    s << "    " << c.name << ") COMPREPLY=($(compgen -W \"" << join(flag_words(c))
-      << "\" -- \"$cur\"))";
-    // A positional argument that is a file or a choice completes too (not after "-").
-    if (c.positional == ValueKind::file)
-      s << "; [[ $cur == -* ]] || COMPREPLY+=($(compgen -f -- \"$cur\"))";
-    else if (c.positional == ValueKind::choice)
-      s << "; [[ $cur == -* ]] || COMPREPLY+=($(compgen -W \"" << join(c.positional_choices)
-        << "\" -- \"$cur\"))";
-    s << " ;;\n";
+    s << "    " << c.name << ")\n";
+    std::vector<std::pair<std::vector<std::string>, std::string>> value_cases;
+    for (const auto& o : c.options) {
+      if (!o.takes_value) continue;
+      std::vector<std::string> spellings;
+      for (const auto& n : o.long_names) spellings.push_back("--" + n);
+      for (const auto& n : o.short_names) spellings.push_back("-" + n);
+      value_cases.emplace_back(spellings, bash_values(o.value, o.choices));
+    }
+    if (!value_cases.empty()) {
+      s << "      case $prev in\n";
+      for (const auto& [spellings, action] : value_cases)
+        s << "        " << join(spellings, "|") << ") " << action << "; return ;;\n";
+      s << "      esac\n";
+    }
+    const std::string flags =
+        "COMPREPLY=($(compgen -W " + bash_words(flag_words(c)) + " -- \"$cur\"))";
+    if (c.has_positional)
+      s << "      if [[ $cur == -* ]]; then " << flags << "\n"
+        << "      else " << bash_values(c.positional, c.positional_choices) << "; fi ;;\n";
+    else
+      s << "      " << flags << " ;;\n";
   }
   s << "  esac\n"
     << "}\n"
@@ -202,7 +255,9 @@ std::string zsh_option_specs(const OptionSpec& o, const std::string& indent) {
   std::string out;
   for (const auto& n : names) {
     std::string spec = exclusion + n;
-    if (o.takes_value) spec += n.size() > 2 && n[1] == '-' ? "=" : "+";
+    // The value in the next word, as --help spells it: one Tab completes "--arch " and the
+    // next its values ("--arch=" would stop at the "=").
+    if (o.takes_value && !(n.size() > 2 && n[1] == '-')) spec += "+";
     spec += "[" + zsh_description(o.description) + "]";
     if (o.takes_value) spec += ":value:" + zsh_action(o.value, o.choices);
     out += indent + "'" + spec + "' \\\n";
@@ -281,12 +336,13 @@ std::string fish_script(const CompletionSpec& spec) {
     s << "complete -c cudatool -n " << fish_quote(condition);
     for (const auto& n : o.short_names) s << " -s " << n;
     for (const auto& n : o.long_names) s << " -l " << n;
+    // -r -F: a file or directory; -x (a value, no files): a choice or anything typed.
     if (o.takes_value) {
-      s << " -r";
       if (o.value == ValueKind::file || o.value == ValueKind::directory)
-        s << " -F";
-      else if (o.value == ValueKind::choice)
-        s << " -a " << fish_quote(join(o.choices));
+        s << " -r -F";
+      else
+        s << " -x";
+      if (o.value == ValueKind::choice) s << " -a " << fish_quote(join(o.choices));
     }
     s << " -d " << fish_quote(o.description) << '\n';
   };
@@ -313,7 +369,9 @@ Command add_completion(CLI::App& root, GlobalOptions& global) {
       root.add_subcommand("completion", "Print a shell completion script (bash, zsh, fish)");
   auto shell = std::make_shared<std::string>();
   add_json_flag(*sub, global);
-  sub->add_option("shell", *shell, "Shell: bash, zsh or fish")->required();
+  sub->add_option("shell", *shell, "Shell: bash, zsh or fish")
+      ->required()
+      ->check(completion_choices(kShells));
   return {sub, [shell, &root, &global]() {
             if (std::find(kShells.begin(), kShells.end(), *shell) == kShells.end())
               throw UsageError("completion: unsupported shell '" + *shell +

@@ -59,12 +59,43 @@ void render_text(const DeviceListing& listing) {
             << (listing.driver_version ? ")" : "") << '\n';
 }
 
+// One CSV line per device (add_table_format_option), values unformatted: bytes, the
+// driver's version and the CUDA version on every line (as nvidia-smi --query-gpu has them).
+void render_csv(const DeviceListing& listing, bool header, bool memory_usage) {
+  // The columns are named as --json's keys.
+  std::vector<std::string> columns = {
+      "ordinal",    "name", "compute_capability", "total_memory_bytes", "multiprocessor_count",
+      "pci_bus_id", "uuid", "driver_version",     "cuda_version"};
+  if (memory_usage) {
+    columns.push_back("memory_free_bytes");
+    columns.push_back("memory_used_bytes");
+  }
+  if (header) print_csv_row(columns);
+  for (const DeviceInfo& d : listing.devices) {
+    std::vector<std::string> row = {std::to_string(d.ordinal),
+                                    d.name,
+                                    d.compute_capability.str(),
+                                    std::to_string(d.total_memory),
+                                    std::to_string(d.multiprocessor_count),
+                                    d.pci_bus_id,
+                                    d.uuid,
+                                    listing.driver_version.value_or(""),
+                                    driver::format_cuda_version(listing.cuda_version)};
+    if (memory_usage) {
+      row.push_back(d.memory_usage ? std::to_string(d.memory_usage->free) : "");
+      row.push_back(d.memory_usage ? std::to_string(d.memory_usage->used) : "");
+    }
+    print_csv_row(row);
+  }
+}
+
 }  // namespace
 
 Command add_devices(CLI::App& root, GlobalOptions& global) {
   auto* sub = root.add_subcommand("devices", "List the visible CUDA devices");
   auto options = std::make_shared<DevicesOptions>();
   add_json_flag(*sub, global);
+  add_table_format_option(*sub, global);
   add_requirement_flags(*sub, options->requirements,
                         "Fail (exit 4) unless at least N devices qualify");
   // Off by default: NVML's initialisation adds 10-30 ms to a listing that otherwise costs
@@ -74,6 +105,7 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
   add_fresh_flag(*sub, options->fresh);
 
   return {sub, [options, &global]() {
+            const TableFormat format = table_format(global);
             const DeviceRequirements requirements = parse_requirement_flags(options->requirements);
 
             DeviceListing listing;
@@ -86,6 +118,8 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
                   !requirements.min_memory) {
                 if (global.json)
                   print_json({{"device_count", 0}, {"devices", nlohmann::json::array()}});
+                else if (format == TableFormat::csv)
+                  render_csv({}, true, options->memory_usage);
                 return ExitStatus::success;
               }
               throw;
@@ -97,8 +131,10 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
               nlohmann::json j = listing;
               if (requirements.any()) j["requirements"] = report;
               print_json(j);
-            } else {
+            } else if (format == TableFormat::text) {
               render_text(listing);
+            } else {
+              render_csv(listing, format == TableFormat::csv, options->memory_usage);
             }
             if (!report.met) {
               std::string message = "requirement unmet: ";

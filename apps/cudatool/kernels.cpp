@@ -268,7 +268,9 @@ void report_line(const std::string& text) {
   print_message(text);
 }
 
-ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
+ExitStatus run_kernels(KernelsOptions o, GlobalOptions& global) {
+  const TableFormat format = table_format(global);
+  const bool csv = format == TableFormat::csv || format == TableFormat::csv_noheader;
   // Split here, not by CLI11 (which drops empty entries): "sm_90," is an error, as in
   // compile --arch.
   for (const std::string& list : o.arch_lists) {
@@ -452,6 +454,48 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
             else
               write_json_array_parallel(os, shown.size(), threads, write_kernel);
           }}});
+  } else if (csv) {
+    // One line per kernel, every value unformatted and whole (names never cut).
+    std::vector<std::string> columns = {
+        "file",   "member", "arch",  "relocatable", "kernel",   "mangled",      "regs",
+        "shared", "local",  "const", "threads",     "barriers", "stack_unknown"};
+    if (o.threads)
+      for (const char* c : {"block_threads", "blocks_per_sm", "occupancy", "limited_by"})
+        columns.push_back(c);
+    if (format == TableFormat::csv) print_csv_row(columns);
+    for (std::size_t i : shown) {
+      const ScannedKernel& k = result.kernels[i];
+      const KernelResources& r = k.resources;
+      const ScannedImage& image = result.images[k.image];
+      std::vector<std::string> row = {file_of(k).path,
+                                      image.member,
+                                      image.arch,
+                                      image.relocatable ? "true" : "false",
+                                      r.demangled,
+                                      r.name,
+                                      std::to_string(r.num_regs),
+                                      std::to_string(r.shared_size_bytes),
+                                      std::to_string(r.local_size_bytes),
+                                      std::to_string(r.const_size_bytes),
+                                      std::to_string(r.max_threads_per_block),
+                                      std::to_string(r.num_barriers),
+                                      r.stack_unknown ? "true" : "false"};
+      if (o.threads) {
+        const KernelOccupancy& oc = occupancy[i];
+        row.push_back(std::to_string(*o.threads));
+        if (oc.record) {
+          char fraction[32];
+          std::snprintf(fraction, sizeof fraction, "%.6g", oc.record->occupancy);
+          row.push_back(std::to_string(oc.record->tb_per_mp));
+          row.push_back(fraction);
+          row.push_back(std::string(oc.record->limited_by));
+        } else {
+          // No occupancy: the reason stands where the limit would.
+          row.insert(row.end(), {"", "", oc.reason});
+        }
+      }
+      print_csv_row(row);
+    }
   } else {
     // One table per file, architecture and relocatability, in the order they first appear.
     using GroupKey = std::tuple<std::size_t, std::string, bool>;
@@ -467,12 +511,14 @@ ExitStatus run_kernels(KernelsOptions o, const GlobalOptions& global) {
     // threads, in blocks of rows, and written in order.
     const unsigned threads = o.jobs ? *o.jobs : 0;
     constexpr std::size_t kBlock = 512;
+    // Cut only for a terminal, as ps does: a pipe or a file gets whole names.
+    const bool cut_names = !o.wide && isatty(STDOUT_FILENO);
     std::vector<std::string> names(result.kernels.size());
     parallel_for_blocks(
         shown.size(), kBlock, threads, [&](std::size_t, std::size_t begin, std::size_t end) {
           for (std::size_t n = begin; n < end; ++n) {
             const std::string name = for_terminal(result.kernels[shown[n]].resources.demangled);
-            names[shown[n]] = o.wide ? name : cut(name, 60);
+            names[shown[n]] = cut_names ? cut(name, 60) : name;
           }
         });
     const auto row_text = [&](std::size_t i, std::size_t width, std::string& out) {
@@ -572,16 +618,20 @@ Command add_kernels(CLI::App& root, GlobalOptions& global) {
                   "CUBIN, fatbin, object (.o, -dc too), archive (.a), executable or shared library")
       ->required();
   sub->add_option("--arch", o->arch_lists,
-                  "Keep these architectures (sm_90 also keeps sm_90a; comma-separated)");
+                  "Keep these architectures (sm_90 also keeps sm_90a; comma-separated)")
+      ->check(completion_choices(architecture_names()));
   sub->add_option("--kernel", o->kernel,
                   "Keep kernels whose mangled or demangled name matches this regular expression "
                   "(ECMAScript, anywhere in the name)");
   sub->add_option("--threads", o->threads_text,
                   "Add each kernel's occupancy at N threads per block (1 to 1024)");
   sub->add_option(
-      "--sort", o->sort,
-      "Sort by a column: name, regs, shared, local, const, threads, barriers, occupancy");
-  sub->add_flag("--wide", o->wide, "Print whole kernel names");
+         "--sort", o->sort,
+         "Sort by a column: name, regs, shared, local, const, threads, barriers, occupancy")
+      ->check(completion_choices(sort_columns()));
+  sub->add_flag("--wide", o->wide,
+                "Print whole kernel names on a terminal too (they are cut to 60 characters only "
+                "where standard output is a terminal)");
   sub->add_flag("--relocatable", o->relocatable,
                 "Also list the relocatable leftovers (__nv_relfatbin) of executables and shared "
                 "libraries, apart from the linked kernels");
@@ -589,6 +639,7 @@ Command add_kernels(CLI::App& root, GlobalOptions& global) {
                   "Worker threads, 1 to 1024 (default: one per CPU this process may use)");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar on stderr");
   add_json_flag(*sub, global);
+  add_table_format_option(*sub, global);
   return {sub, [o, &global] { return run_kernels(*o, global); }};
 }
 

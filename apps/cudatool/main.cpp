@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cuda.h>
+
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <streambuf>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "command.hpp"

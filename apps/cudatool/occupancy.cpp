@@ -238,7 +238,26 @@ void print_steps(const DeviceData& devdata, const std::string& where, const Occu
     std::cout << '\n' << improvement_text(*improvement, *current_record) << '\n';
 }
 
-ExitStatus run(const OccupancyOptions& o, bool json) {
+// --format csv: one line per record (the one launch, or each step of a sweep), the
+// inputs and the outcome, occupancy as a fraction.
+void print_csv_records(const std::vector<OccupancyRecord>& records, bool header) {
+  if (header)
+    print_csv_row({"threads", "registers", "shared_mem_bytes", "block_barriers", "blocks_per_sm",
+                   "warps_per_sm", "max_warps_per_sm", "occupancy", "limited_by"});
+  for (const OccupancyRecord& r : records) {
+    char occupancy[32];
+    std::snprintf(occupancy, sizeof occupancy, "%.6g", r.occupancy);
+    print_csv_row({std::to_string(r.threads), std::to_string(r.registers),
+                   std::to_string(r.shared_mem), std::to_string(r.block_barriers),
+                   std::to_string(r.tb_per_mp), std::to_string(r.warps_per_mp),
+                   std::to_string(r.max_warps_per_mp), occupancy, std::string(r.limited_by)});
+  }
+}
+
+ExitStatus run(const OccupancyOptions& o, TableFormat format) {
+  const bool json = format == TableFormat::json;
+  const bool csv = format == TableFormat::csv || format == TableFormat::csv_noheader;
+  const bool csv_header = format == TableFormat::csv;
   // Flags first: a malformed value is a usage error even where no GPU is.
   if (o.arch && o.device)
     throw UsageError(
@@ -336,7 +355,7 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
       out["kernel"] = from->resources;
       out["kernel"]["file"] = *o.kernel_from;
       out["kernel"]["arch"] = from_arch;
-    } else {
+    } else if (!csv) {
       // The name and path as the terminal gets them (escaped, base/text.hpp), not cut.
       const std::string& name = from->resources.demangled;
       std::cout << "Kernel " << printable(name, name.size()) << " (" << from_arch << " image of "
@@ -364,6 +383,12 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
       }
       out["unknown"] = *unknown;
       print_json(out);
+    } else if (csv) {
+      print_csv_records({}, csv_header);
+      std::string fields;
+      for (const auto& field : unknown->fields) fields += (fields.empty() ? "" : ", ") + field;
+      print_message("occupancy unknown: the architecture table does not know " + fields + " for " +
+                    devdata->properties().name);
     } else {
       std::cout << describe(*devdata, where) << '\n'
                 << "Occupancy: unknown. cudatool's architecture table does not know these values "
@@ -388,6 +413,8 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
       out["records"] = sweep.records;
       out["suggestion"] = suggestion;
       print_json(out);
+    } else if (csv) {
+      print_csv_records(sweep.records, csv_header);
     } else {
       print_block_size_sweep(*devdata, where, sweep, suggestion);
     }
@@ -415,6 +442,8 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
       out["steps"] = sweep_steps(sweep);
       out["improvement"] = improvement ? nlohmann::json(*improvement) : nlohmann::json(nullptr);
       print_json(out);
+    } else if (csv) {
+      print_csv_records(sweep.records, csv_header);
     } else {
       print_steps(*devdata, where, sweep, current, improvement,
                   current ? std::optional<OccupancyRecord>(record) : std::nullopt);
@@ -432,6 +461,8 @@ ExitStatus run(const OccupancyOptions& o, bool json) {
     out.update(record_json);
     out["improvements"] = improvements;
     print_json(out);
+  } else if (csv) {
+    print_csv_records({record}, csv_header);
   } else {
     print_record(*devdata, where, record, improvements);
   }
@@ -447,6 +478,7 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
       "toolkit's cuda_occupancy.h; --arch needs no GPU)");
   auto o = std::make_shared<OccupancyOptions>();
   add_json_flag(*sub, global);
+  add_table_format_option(*sub, global);
   sub->add_option("--threads,-t", o->threads, "Threads per block (1 to the device's maximum)");
   sub->add_option("--regs,-r", o->regs, "Registers per thread (default 0)");
   sub->add_option("--smem,-s", o->smem,
@@ -454,7 +486,8 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
   sub->add_option("--barriers", o->barriers, "Named block barriers per block (default 1)");
   sub->add_option("--arch,-a", o->arch,
                   "Architecture instead of a device, no GPU or driver needed: sm_90, sm_90a, "
-                  "sm_100f, 9.0, compute_90 (excludes --device)");
+                  "sm_100f, 9.0, compute_90 (excludes --device)")
+      ->check(completion_choices(architecture_names()));
   sub->add_option("--device,-d", o->device,
                   "Device: ordinal, PCI bus id or UUID (default: CUDA_DEVICE, ~/.cuda-device, 0)");
   sub->add_option("--kernel-from", o->kernel_from,
@@ -474,7 +507,7 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
                 "Sweep registers per thread 0..255 for --threads: where the cliffs are");
   sub->add_flag("--sweep-smem", o->sweep_smem,
                 "Sweep shared memory per block up to the opt-in limit for --threads");
-  return {sub, [o, &global]() { return run(*o, global.json); }};
+  return {sub, [o, &global]() { return run(*o, table_format(global)); }};
 }
 
 }  // namespace cudatool::app

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cudatool/base/text.hpp"
 
@@ -51,6 +52,33 @@ inline std::string one_line(std::string text) {
 // Pads `text` with spaces to `width` characters (left-aligned).
 inline std::string pad(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+
+// One CSV field (RFC 4180): text from outside made printable as on a terminal (control,
+// invisible and reordering characters escaped, base/text.hpp; never cut), then quoted where
+// it holds a comma, a quote or a space at either end, with quotes doubled.
+inline std::string csv_field(std::string_view text) {
+  std::string field = printable(text, text.size());
+  const bool quote = field.find_first_of(",\"") != std::string::npos ||
+                     (!field.empty() && (field.front() == ' ' || field.back() == ' '));
+  if (!quote) return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+// One CSV line of fields.
+inline void print_csv_row(const std::vector<std::string>& fields) {
+  std::string line;
+  for (std::size_t i = 0; i < fields.size(); ++i) {
+    if (i) line += ',';
+    line += csv_field(fields[i]);
+  }
+  line += '\n';
+  std::cout << line;
 }
 
 }  // namespace cudatool::app

@@ -584,8 +584,8 @@ std::vector<Case> make_cases() {
                                  "{root}/esc\x1b]0;owned\x07-missing",
                                  "{root}/\xff\xfe-missing"})
     add("kernels file " + file, {"kernels", file}, 2);
-  for (const std::string file :
-       {"/bin/true", "{esc\x1b[31m-name}", "{zwsp\xe2\x80\x8b-rlo\xe2\x80\xae-name}", "{ar-no-elf}"})
+  for (const std::string file : {"/bin/true", "{esc\x1b[31m-name}",
+                                 "{zwsp\xe2\x80\x8b-rlo\xe2\x80\xae-name}", "{ar-no-elf}"})
     add("kernels listed file " + file, {"kernels", file}, 2);
   // A readable file with an entry that cannot be read: exit 10 (unreadable_entry), not usage.
   for (const std::string file : {"{zstd-bomb}", "{zstd-zero}", "{zstd-corrupt}", "{lz4-corrupt}",

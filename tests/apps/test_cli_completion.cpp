@@ -46,7 +46,15 @@ TEST_F(CliCompletion, Bash) {
   EXPECT_EQ(bash_complete(path, "cudatool dev", 1), "devices\n");
   EXPECT_EQ(bash_complete(path, "cudatool devices --min-c", 2), "--min-cc --min-count\n");
   EXPECT_EQ(bash_complete(path, "cudatool completion z", 2), "zsh\n");
-  EXPECT_EQ(bash_complete(path, "cudatool completion ''", 2), "--help --json -h bash zsh fish\n");
+  // A positional argument with choices: the choices, not the flags (whose common "-" bash
+  // would insert); the flags where the word starts with "-".
+  EXPECT_EQ(bash_complete(path, "cudatool completion ''", 2), "bash zsh fish\n");
+  EXPECT_EQ(bash_complete(path, "cudatool completion -", 2), "--help --json -h\n");
+  // An option's value: its choices, or nothing where none can be guessed.
+  EXPECT_EQ(bash_complete(path, "cudatool kernels --sort ''", 3),
+            "name regs shared local const threads barriers occupancy\n");
+  EXPECT_EQ(bash_complete(path, "cudatool kernels --threads ''", 3), "\n");
+  EXPECT_EQ(bash_complete(path, "cudatool check --format = pro", 4), "prometheus\n");
   EXPECT_EQ(bash_complete(path, "cudatool compile --cache-d", 2), "--cache-dir\n");
   // After an option that takes a directory, directories.
   EXPECT_EQ(bash_complete(path, "cudatool compile -I /proc/sel", 3), "/proc/self\n");

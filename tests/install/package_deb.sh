@@ -17,25 +17,89 @@ dpkg-deb -I "$tool"
 dpkg-deb -I "$dev" control
 field() { dpkg-deb -f "$1" "$2"; }
 depends=$(field "$tool" Depends)
-echo "$depends" | grep -Eq '(^|, )libssl3(t64)? ' || { echo "no libssl3 in Depends: $depends" >&2; exit 1; }
-echo "$depends" | grep -q 'libstdc++6' || { echo "no libstdc++6 in Depends: $depends" >&2; exit 1; }
-if echo "$depends" | grep -Eiq 'cuda|nvidia|nvrtc'; then
+# (Text is matched from here-strings: with pipefail, `echo | grep -q` can fail when grep
+# exits before echo has written everything.)
+# The requirement: every shared library the packaged binary needs comes from a package in
+# Depends. Each NEEDED library is resolved (ldd) and its package asked of dpkg here: its name
+# differs between releases (libssl3 / libssl3t64), and a library no package owns (a
+# toolchain outside dpkg) cannot be named by dpkg-shlibdeps and is reported, not failed.
+dpkg-deb -x "$tool" "$work/tool"
+needed=$(readelf -d "$work/tool/usr/bin/cudatool" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+[ -n "$needed" ] || { echo "the packaged cudatool needs no shared library?" >&2; exit 1; }
+for soname in $needed; do
+  path=$(ldd "$work/tool/usr/bin/cudatool" | awk -v n="$soname" '
+    $1 == n && $3 ~ /^\// { print $3; exit }
+    $1 ~ /^\// && substr($1, length($1) - length(n)) == "/" n { print $1; exit }')
+  [ -n "$path" ] || { echo "$soname: not found by ldd" >&2; exit 1; }
+  owner=""
+  for candidate in "$path" "$(readlink -f "$path")" "${path#/usr}" "/usr${path}"; do
+    owner=$(dpkg -S "$candidate" 2>/dev/null | head -1 | cut -d: -f1) && [ -n "$owner" ] && break
+  done
+  if [ -z "$owner" ]; then
+    echo "note: $soname ($path) belongs to no package here: dpkg-shlibdeps cannot name it"
+    continue
+  fi
+  grep -Eq "(^|, )$(printf '%s' "$owner" | sed 's/[+.]/\\&/g')( |,|$)" <<<"$depends" ||
+    { echo "$soname comes from $owner, which Depends lacks: $depends" >&2; exit 1; }
+  echo "$soname: $owner in Depends"
+done
+if grep -Eiq 'cuda|nvidia|nvrtc' <<<"$depends"; then
   echo "a CUDA/NVIDIA library is a hard dependency: $depends" >&2
   exit 1
 fi
 [ "$(field "$tool" Package)" = cudatool ] && [ "$(field "$dev" Package)" = cudatool-dev ]
 [ "$(field "$tool" Architecture)" = "$(dpkg --print-architecture)" ]
-field "$dev" Depends | grep -q 'libssl-dev'
+# The -dev package depends on the -dev package of everything the library's users link.
+for pkg in libssl-dev nlohmann-json3-dev libzstd-dev liblz4-dev libre2-dev; do
+  field "$dev" Depends | grep -Eq "(^|, )$pkg( |,|$)" ||
+    { echo "$dev: no $pkg in Depends: $(field "$dev" Depends)" >&2; exit 1; }
+done
 contents=$(dpkg-deb -c "$tool") dev_contents=$(dpkg-deb -c "$dev")
-# Here-strings, not `echo | grep -q`: grep -q leaves at the first match, echo then dies of
-# SIGPIPE, and pipefail fails the pipeline (the test failed so, now and then, under load).
-for f in /bin/cudatool /share/man/man1/cudatool.1 \
+for f in /bin/cudatool /share/man/man1/cudatool.1.gz /usr/share/doc/cudatool/copyright \
     /bash-completion/completions/cudatool /zsh/vendor-completions/_cudatool \
     /fish/vendor_completions.d/cudatool.fish /cudatool/schemas/devices.schema.json; do
   grep -qF "$f" <<<"$contents" || { echo "$tool lacks $f" >&2; exit 1; }
 done
-for f in /include/cudatool/base/sha256.hpp /libcudatool.a /cmake/cudatool/cudatool-config.cmake \
+for f in /usr/share/doc/cudatool-dev/copyright /include/cudatool/base/sha256.hpp /libcudatool.a /cmake/cudatool/cudatool-config.cmake \
+    /cmake/cudatool/cudatool-dependencies.cmake \
     /pkgconfig/cudatool.pc; do
   grep -qF "$f" <<<"$dev_contents" || { echo "$dev lacks $f" >&2; exit 1; }
+done
+# Distinct summaries (the first line of each Description).
+summary_tool=$(field "$tool" Description | head -1) summary_dev=$(field "$dev" Description | head -1)
+[ "$summary_tool" != "$summary_dev" ] || { echo "both packages are summarised '$summary_tool'" >&2; exit 1; }
+# The library in Debian's multiarch directory.
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+grep -qF "./usr/lib/$multiarch/libcudatool.a" <<<"$dev_contents" ||
+  { echo "$dev: libcudatool.a is not in /usr/lib/$multiarch" >&2; exit 1; }
+# The man page gzipped and readable.
+gzip -t "$work/tool/usr/share/man/man1/cudatool.1.gz"
+man_page=$(zcat "$work/tool/usr/share/man/man1/cudatool.1.gz")
+[[ $man_page == ".TH CUDATOOL 1 "* ]] || { echo "the packaged man page is not cudatool(1)" >&2; exit 1; }
+# Debian's hardening in the packaged binary, where the build has it (CUDATOOL_HARDENING: the
+# Release build, which tools/test.sh packages): PIE, full RELRO with BIND_NOW, the stack
+# protector and _FORTIFY_SOURCE's checked functions.
+binary=$work/tool/usr/bin/cudatool
+if grep -qx 'CUDATOOL_HARDENING:BOOL=ON' "$build/CMakeCache.txt"; then
+header=$(readelf -h "$binary") segments=$(readelf -lW "$binary") dynamic=$(readelf -dW "$binary")
+symbols=$(readelf --dyn-syms -W "$binary")
+grep -q 'Type:.*DYN' <<<"$header" || { echo "cudatool is not a PIE" >&2; exit 1; }
+grep -q GNU_RELRO <<<"$segments" || { echo "cudatool has no RELRO" >&2; exit 1; }
+grep -Eq '\(FLAGS\).*BIND_NOW|\(FLAGS_1\).*NOW' <<<"$dynamic" ||
+  { echo "cudatool is not linked with -z now" >&2; exit 1; }
+grep -q '__stack_chk_fail' <<<"$symbols" || { echo "cudatool has no stack protector" >&2; exit 1; }
+grep -Eq ' __[a-z0-9_]+_chk(@|$)' <<<"$symbols" ||
+  { echo "cudatool calls no _FORTIFY_SOURCE checked function" >&2; exit 1; }
+echo "hardening: PIE, RELRO, BIND_NOW, stack protector, fortify"
+else
+  echo "hardening: not checked (CUDATOOL_HARDENING is off in $build)"
+fi
+# Debian's machine-readable copyright file, Apache-2.0, in both packages.
+dpkg-deb -x "$dev" "$work/dev"
+for copyright in "$work/tool/usr/share/doc/cudatool/copyright" \
+    "$work/dev/usr/share/doc/cudatool-dev/copyright"; do
+  head -1 "$copyright" | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/'
+  grep -qx 'License: Apache-2.0' "$copyright"
+  grep -qF '/usr/share/common-licenses/Apache-2.0' "$copyright"
 done
 echo "packages: ok ($(basename "$tool"), $(basename "$dev"))"

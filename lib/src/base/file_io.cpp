@@ -134,8 +134,13 @@ void write_in_place(const std::filesystem::path& path, std::string_view data,
 // whole stays within NAME_MAX.
 std::filesystem::path temporary_for(const std::filesystem::path& target) {
   static std::atomic<unsigned> counter{0};
-  const std::string suffix =
-      "." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1)) + ".tmp";
+  // Appended, not "." + std::string: GCC 12's -O3 warns (-Wrestrict) about the
+  // literal-plus-temporary operator+ (a false positive).
+  std::string suffix = ".";
+  suffix += std::to_string(::getpid());
+  suffix += '.';
+  suffix += std::to_string(counter.fetch_add(1));
+  suffix += ".tmp";
   std::string name = target.filename().string();
   const std::size_t room = NAME_MAX - suffix.size() - 1;  // 1 for the leading dot
   if (name.size() > room) name.resize(room);

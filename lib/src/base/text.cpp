@@ -138,7 +138,12 @@ std::string valid_utf8(std::string_view text) {
 }
 
 std::string quote_input(std::string_view text, std::size_t max_bytes) {
-  return "\"" + printable(text, max_bytes) + "\"";
+  // Appended, not "\"" + std::string: GCC 12's -O3 warns (-Wrestrict) about the
+  // literal-plus-temporary operator+ inlined here (a false positive).
+  std::string quoted = "\"";
+  quoted += printable(text, max_bytes);
+  quoted += '"';
+  return quoted;
 }
 
 }  // namespace cudatool

@@ -59,14 +59,16 @@ std::string DeviceAllocator::describe() const {
 std::string format_host_alloc_flags(unsigned flags) {
   if (flags == 0) return "none";
   std::string text;
-  auto add = [&](unsigned bit, const char* name) {
-    if (flags & bit) text += (text.empty() ? "" : "+") + std::string(name);
+  // Appended piece by piece: GCC 12's -O3 warned (-Wrestrict, a false positive) about the
+  // temporary strings of (text.empty() ? "" : "+") + std::string(name).
+  const auto append = [&](const char* name) {
+    if (!text.empty()) text += '+';
+    text += name;
   };
-  add(CU_MEMHOSTALLOC_PORTABLE, "portable");
-  add(CU_MEMHOSTALLOC_DEVICEMAP, "devicemap");
-  add(CU_MEMHOSTALLOC_WRITECOMBINED, "writecombined");
-  if (flags & ~PageLockedAllocator::kValidFlags)
-    text += (text.empty() ? "" : "+") + std::string("unknown");
+  if (flags & CU_MEMHOSTALLOC_PORTABLE) append("portable");
+  if (flags & CU_MEMHOSTALLOC_DEVICEMAP) append("devicemap");
+  if (flags & CU_MEMHOSTALLOC_WRITECOMBINED) append("writecombined");
+  if (flags & ~PageLockedAllocator::kValidFlags) append("unknown");
   return text;
 }
 

@@ -1,0 +1,49 @@
+# The libraries libcudatool links privately, as imported targets: cudatool_dep::zstd,
+# cudatool_dep::lz4 and cudatool_dep::re2. Included by lib/CMakeLists.txt when building and
+# by the installed cudatool-config.cmake, so a consumer finds them on its own machine: the
+# installed targets file names these targets, never the builder's paths.
+#
+# RE2 through its CMake package where it has one (newer releases). zstd and LZ4 (and RE2
+# otherwise) by their headers and libraries, with pkg-config's directories as hints: Debian
+# 12's liblz4-dev and libre2-dev ship only .pc files, and zstd's CMake package requires its
+# static library to exist (a dependency tree unpacked without it, as on the GPU host, would
+# fail). A tree unpacked elsewhere is found through CMAKE_PREFIX_PATH. What is not found is
+# named in CUDATOOL_DEPENDENCIES_MISSING (empty when all are found).
+
+find_package(PkgConfig QUIET)
+set(CUDATOOL_DEPENDENCIES_MISSING "")
+
+# cudatool_dependency(NAME HEADER LIBRARY PKG): cudatool_dep::NAME, or what is missing
+# appended to CUDATOOL_DEPENDENCIES_MISSING.
+function(cudatool_dependency name header library pkg)
+  if(TARGET cudatool_dep::${name})
+    return()
+  endif()
+  if(PKG_CONFIG_FOUND)
+    pkg_check_modules(cudatool_pc_${name} QUIET ${pkg})
+  endif()
+  find_path(CUDATOOL_${name}_INCLUDE_DIR ${header} HINTS ${cudatool_pc_${name}_INCLUDE_DIRS})
+  find_library(CUDATOOL_${name}_LIBRARY ${library} HINTS ${cudatool_pc_${name}_LIBRARY_DIRS})
+  if(NOT CUDATOOL_${name}_INCLUDE_DIR OR NOT CUDATOOL_${name}_LIBRARY)
+    set(CUDATOOL_DEPENDENCIES_MISSING
+        "${CUDATOOL_DEPENDENCIES_MISSING}${name} (${header} and lib${library}.so) "
+        PARENT_SCOPE)
+    return()
+  endif()
+  add_library(cudatool_dep::${name} UNKNOWN IMPORTED)
+  set_target_properties(cudatool_dep::${name} PROPERTIES
+    IMPORTED_LOCATION "${CUDATOOL_${name}_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${CUDATOOL_${name}_INCLUDE_DIR}")
+endfunction()
+
+cudatool_dependency(zstd zstd.h zstd libzstd)
+cudatool_dependency(lz4 lz4.h lz4 liblz4)
+if(NOT TARGET cudatool_dep::re2)
+  find_package(re2 CONFIG QUIET)
+  if(re2_FOUND)
+    add_library(cudatool_dep::re2 INTERFACE IMPORTED)
+    set_target_properties(cudatool_dep::re2 PROPERTIES INTERFACE_LINK_LIBRARIES re2::re2)
+  else()
+    cudatool_dependency(re2 re2/re2.h re2 re2)
+  endif()
+endif()
