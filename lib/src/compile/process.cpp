@@ -178,7 +178,12 @@ std::optional<std::string> nvcc_shell_hazard(std::string_view value, NvccQuoting
     const auto c = static_cast<unsigned char>(ch);
     if (bare_safe(c)) continue;
     if (c < 0x20 || c == 0x7f) return std::string("a control character (a newline or such)");
-    return "'" + std::string(1, ch) + "' (nvcc passes this value to the shell unquoted)";
+    // Appended, not "'" + std::string(...): GCC 12's -O3 takes that for an overlapping
+    // memcpy (-Wrestrict, a false positive that -Werror makes fatal).
+    std::string why = "'";
+    why += ch;
+    why += "' (nvcc passes this value to the shell unquoted)";
+    return why;
   }
   return std::nullopt;
 }

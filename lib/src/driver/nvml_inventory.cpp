@@ -29,7 +29,8 @@ NvmlReading reading(nvmlReturn_t result, std::initializer_list<long long> values
   if (result != NVML_SUCCESS) return text;
   bool first = true;
   for (const long long v : values) {
-    text += (first ? "" : ",") + std::to_string(v);
+    if (!first) text += ',';  // appended apart: GCC 12 -O3's -Wrestrict false positive
+    text += std::to_string(v);
     first = false;
   }
   return text;
