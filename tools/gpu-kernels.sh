@@ -33,37 +33,12 @@ if [ -n "$extra" ] && [ -d "$extra" ]; then
     esac
   done
 fi
-# Relocatable device code linked by nvlink: a shared library and an executable whose
-# kernels use static and dynamic shared memory, none, recursion and a static kernel.
-cat > "$work/rdc.cu" <<'CU'
-__device__ int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-__global__ void with_shared(float* p) {
-  __shared__ float s[300];
-  s[threadIdx.x] = p[threadIdx.x];
-  __syncthreads();
-  p[threadIdx.x] = s[299 - threadIdx.x];
-}
-__global__ void no_shared(float* p) { p[threadIdx.x] *= 2; }
-__global__ void dynamic_shared(float* p) {
-  extern __shared__ float d[];
-  d[threadIdx.x] = p[0];
-  __syncthreads();
-  p[threadIdx.x] = d[threadIdx.x + 1];
-}
-__global__ void recursive(int* p) { p[0] = fib(p[1]); }
-static __global__ void static_kernel(int* p) { p[0] = 1; }
-// Launched from host code, so that the device link keeps every kernel.
-void launch(int* p, float* f) {
-  static_kernel<<<1, 1>>>(p);
-  with_shared<<<1, 32>>>(f);
-  no_shared<<<1, 32>>>(f);
-  dynamic_shared<<<1, 32, 256>>>(f);
-  recursive<<<1, 1>>>(p);
-}
-CU
-echo 'int main() { return 0; }' > "$work/main.cu"
-(cd "$work" && nvcc -arch=sm_90 -rdc=true -Xcompiler -fPIC -shared rdc.cu -o librdc.so 2>/dev/null &&
-  nvcc -arch=sm_90a -rdc=true rdc.cu main.cu -o rdc_exe 2>/dev/null) && files+=("$work/librdc.so" "$work/rdc_exe")
+# Relocatable device code linked by nvlink: the test suite's -dc sources (tests/data/kernels:
+# static, dynamic and no shared memory, recursion, a static kernel, a device-side launch)
+# as a shared library and an executable.
+data=$(cd "$(dirname "$0")/../tests/data/kernels" && pwd)
+(cd "$work" && nvcc -arch=sm_90 -rdc=true -Xcompiler -fPIC -shared "$data/rdc.cu" "$data/launcher.cu" -o librdc.so 2>/dev/null &&
+  nvcc -arch=sm_90a -rdc=true "$data/rdc.cu" "$data/launcher.cu" -o rdc_exe 2>/dev/null) && files+=("$work/librdc.so" "$work/rdc_exe")
 # The same file reached twice (links, copies in several packages) is compared once.
 declare -A seen
 unique=()
