@@ -617,8 +617,13 @@ Command add_kernels(CLI::App& root, GlobalOptions& global) {
   sub->add_option("FILE", o->files,
                   "CUBIN, fatbin, object (.o, -dc too), archive (.a), executable or shared library")
       ->required();
+  // One value per --arch (a list is comma-separated), so that `kernels --arch sm_90 FILE`
+  // takes FILE as a file, not as a second architecture.
   sub->add_option("--arch", o->arch_lists,
                   "Keep these architectures (sm_90 also keeps sm_90a; comma-separated)")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->check(completion_choices(architecture_names()));
   sub->add_option("--kernel", o->kernel,
                   "Keep kernels whose mangled or demangled name matches this regular expression "

@@ -644,3 +644,19 @@ TEST(CliKernels, OutOfMemoryIsOneLineNamingTheEntryAndExit7) {
 }
 
 }  // namespace
+
+namespace {
+
+// --arch takes one value each time (a list is comma-separated): a FILE after it is a file.
+TEST(CliKernels, ArchBeforeTheFileTakesOneValueAndRepeats) {
+  REQUIRE_DATA();
+  const auto one = run_cudatool({"kernels", "--arch", "sm_90", data("none.o")}, without_driver());
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_TRUE(contains(one.out, "  sm_90  (8 kernels, 1 image)")) << one.out;
+  const json two = kernels_json({"--arch", "sm_90", "--arch", "sm_80", data("none.o")});
+  std::set<std::string> archs;
+  for (const auto& k : two["kernels"]) archs.insert(k["arch"]);
+  EXPECT_EQ(archs, (std::set<std::string>{"sm_80", "sm_90"}));
+}
+
+}  // namespace
