@@ -627,7 +627,7 @@ Command add_kernels(CLI::App& root, GlobalOptions& global) {
       ->check(completion_choices(architecture_names()));
   sub->add_option("--kernel", o->kernel,
                   "Keep kernels whose mangled or demangled name matches this regular expression "
-                  "(ECMAScript, anywhere in the name)");
+                  "(RE2 syntax, anywhere in the name)");
   sub->add_option("--threads", o->threads_text,
                   "Add each kernel's occupancy at N threads per block (1 to 1024)");
   sub->add_option(

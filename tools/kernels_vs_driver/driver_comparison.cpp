@@ -59,8 +59,8 @@ void compare_image(const ImageKernels& image, const Context& context, const Devi
                   module->handle());
   std::vector<CUfunction> functions(count);
   if (count > 0)  // an empty array is CUDA_ERROR_INVALID_VALUE
-    driver::checked("cuModuleEnumerateFunctions", api.cuModuleEnumerateFunctions,
-                    functions.data(), count, module->handle());
+    driver::checked("cuModuleEnumerateFunctions", api.cuModuleEnumerateFunctions, functions.data(),
+                    count, module->handle());
   // The enumeration lists every function, device functions too. A kernel is what
   // cuModuleGetFunction finds by name (which loads it); cuFuncLoad is called on each
   // enumerated function as well (it can answer CUDA_ERROR_NOT_FOUND for kernels, so its
@@ -72,8 +72,8 @@ void compare_image(const ImageKernels& image, const Context& context, const Devi
     if (api.cuFuncLoad) (void)driver::unchecked("cuFuncLoad", api.cuFuncLoad, f);
     enumerated[name] = f;
     CUfunction kernel = nullptr;
-    if (driver::unchecked("cuModuleGetFunction", api.cuModuleGetFunction, &kernel,
-                          module->handle(), name) == CUDA_SUCCESS)
+    if (driver::unchecked("cuModuleGetFunction", api.cuModuleGetFunction, &kernel, module->handle(),
+                          name) == CUDA_SUCCESS)
       loaded[name] = kernel;
   }
   std::set<std::string> offline_names;
@@ -122,8 +122,8 @@ void compare_image(const ImageKernels& image, const Context& context, const Devi
          {r.max_threads_per_block, attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)}}};
     for (const auto& [key, v] : values)
       if (v.first != v.second)
-        report(image.info.arch + " " + r.name + " " + key + ": offline " +
-               std::to_string(v.first) + ", driver " + std::to_string(v.second) +
+        report(image.info.arch + " " + r.name + " " + key + ": offline " + std::to_string(v.first) +
+               ", driver " + std::to_string(v.second) +
                (r.stack_unknown ? " (stack_unknown)" : ""));
     for (int threads : {32, 64, 128, 256, 512, 1024}) {
       if (threads > r.max_threads_per_block) continue;
@@ -182,13 +182,13 @@ ComparisonCounts compare_file_with_driver(const std::string& path, const Context
     if (printed++ >= max_printed) break;
     log << printable(line, 400) << '\n';
   }
-  log << printable(path, 400) << ": " << total.images << " " << arch << " images, "
-      << total.kernels << " kernels, " << total.kernels * 5 << " attributes and "
-      << total.occupancy_checks << " occupancy queries compared: " << total.differences
-      << " differences (" << total.by_enumeration << " through their enumerated handle, "
-      << total.not_comparable << " the driver cannot load; " << total.relocatable_images
-      << " relocatable, " << total.not_loadable_images << " refused by the driver, "
-      << total.unreadable_images << " unreadable images)\n";
+  log << printable(path, 400) << ": " << total.images << " " << arch << " images, " << total.kernels
+      << " kernels, " << total.kernels * 5 << " attributes and " << total.occupancy_checks
+      << " occupancy queries compared: " << total.differences << " differences ("
+      << total.by_enumeration << " through their enumerated handle, " << total.not_comparable
+      << " the driver cannot load; " << total.relocatable_images << " relocatable, "
+      << total.not_loadable_images << " refused by the driver, " << total.unreadable_images
+      << " unreadable images)\n";
   return total;
 }
 

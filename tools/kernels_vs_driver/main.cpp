@@ -37,8 +37,8 @@ int main(int argc, char** argv) {
       }
     }
     std::cout << "TOTAL: " << files << " files (" << failed << " not readable as CUDA binaries), "
-              << total.images << " images, " << total.kernels << " kernels, "
-              << total.kernels * 5 << " attributes and " << total.occupancy_checks
+              << total.images << " images, " << total.kernels << " kernels, " << total.kernels * 5
+              << " attributes and " << total.occupancy_checks
               << " occupancy queries compared: " << total.differences << " differences ("
               << total.by_enumeration << " through their enumerated handle, "
               << total.not_comparable << " the driver cannot load; " << total.relocatable_images

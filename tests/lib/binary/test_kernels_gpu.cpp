@@ -47,7 +47,8 @@ TEST_F(KernelsGpu, EveryKernelOfSeveralToolkitLibrariesMatchesTheDriver) {
   const Context context(device());
   tools::ComparisonCounts total;
   for (const std::string& path : paths) {
-    const tools::ComparisonCounts counts = tools::compare_file_with_driver(path, context, std::cout);
+    const tools::ComparisonCounts counts =
+        tools::compare_file_with_driver(path, context, std::cout);
     EXPECT_EQ(counts.differences, 0u) << path;
     EXPECT_EQ(counts.unreadable_images, 0u) << path;
     total += counts;
