@@ -1,4 +1,5 @@
 #include "cudatool/compile/compiler.hpp"
+#include "base/json_read.hpp"
 #include "cudatool/base/file_io.hpp"
 
 #include <dlfcn.h>
@@ -779,8 +780,10 @@ std::optional<CompileResult> decode_cache_payload(std::string_view payload,
     if (dependency_paths) {
       for (const auto& d : meta.at("dependencies")) {
         dependency_paths->push_back(d.at("path").get<std::string>());
-        dependency_paths->push_back(std::to_string(d.at("size").get<std::uint64_t>()));
-        dependency_paths->push_back(std::to_string(d.at("mtime_ns").get<std::int64_t>()));
+        dependency_paths->push_back(
+            std::to_string(detail::json_integer<std::uint64_t>(d.at("size"))));
+        dependency_paths->push_back(
+            std::to_string(detail::json_integer<std::int64_t>(d.at("mtime_ns"))));
         dependency_paths->push_back(d.at("sha256").get<std::string>());
       }
     }

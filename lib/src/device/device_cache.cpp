@@ -17,6 +17,7 @@
 #include <random>
 #include <set>
 
+#include "base/json_read.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/file_io.hpp"
 #include "cudatool/base/sha256.hpp"
@@ -257,15 +258,15 @@ std::optional<Entry> parse_payload(std::string_view payload, std::string& why) {
     for (const auto& g : j.at("nvml"))
       e.nvml.push_back({g.at("pci_bus_id").get<std::string>(), g.at("uuid").get<std::string>(),
                         g.at("readings").get<std::map<std::string, std::string>>()});
-    e.snapshot.cuda_version = j.at("cuda_version").get<int>();
+    e.snapshot.cuda_version = detail::json_integer<int>(j.at("cuda_version"));
     for (const auto& d : j.at("devices")) {
       CachedDevice c;
       c.name = d.at("name").get<std::string>();
       c.pci_bus_id = d.at("pci_bus_id").get<std::string>();
       c.uuid = d.at("uuid").get<std::string>();
-      c.total_memory = d.at("total_memory").get<std::uint64_t>();
-      c.attributes = d.at("attributes").get<std::vector<std::pair<int, int>>>();
-      c.rejected = d.at("rejected").get<std::vector<std::pair<int, int>>>();
+      c.total_memory = detail::json_integer<std::uint64_t>(d.at("total_memory"));
+      c.attributes = detail::json_int_pairs(d.at("attributes"));
+      c.rejected = detail::json_int_pairs(d.at("rejected"));
       e.snapshot.devices.push_back(std::move(c));
     }
     e.snapshot.peer_access = j.at("peer_access").get<std::vector<std::vector<bool>>>();
