@@ -154,10 +154,18 @@ class DeviceCache : public ::testing::Test {
     EXPECT_EQ(error_line(warm.result.err), error_line(fresh.result.err));
   }
 
-  // stderr without the test's trace line.
+  // stderr without the test's trace lines.
   static std::string error_line(const std::string& err) {
-    const auto at = err.find("cudatool: ");
-    return at == std::string::npos ? "" : err.substr(at);
+    std::string kept;
+    std::size_t start = 0;
+    while (start < err.size()) {
+      std::size_t end = err.find('\n', start);
+      end = end == std::string::npos ? err.size() : end + 1;
+      const std::string_view line(err.data() + start, end - start);
+      if (!line.starts_with("device cache: ")) kept += line;
+      start = end;
+    }
+    return kept;
   }
 
   fs::path entry() {

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -45,12 +47,39 @@ std::string system_path(std::string_view absolute) {
   return std::string(absolute);
 }
 
+// When the process's static objects were made: the origin of the trace's times.
+const std::chrono::steady_clock::time_point process_origin = std::chrono::steady_clock::now();
+
+// The trace's steps: what the warm path spends its time on (bench/devices.sh's figures are
+// whole processes; these say which part of one is NVML's, which the entry's).
+std::string& trace_steps() {
+  static std::string steps;
+  return steps;
+}
+void trace_step(const char* what) {
+  if (!test_hook("CUDATOOL_TEST_DEVICE_CACHE_TRACE")) return;
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_origin)
+          .count();
+  char text[64];
+  std::snprintf(text, sizeof text, " %s@%.1fms", what, ms);
+  trace_steps() += text;
+}
+
 // The test suite's view of which path was taken and why (a build with test hooks only).
 void trace(const DeviceCacheOutcome& outcome) {
   if (!test_hook("CUDATOOL_TEST_DEVICE_CACHE_TRACE")) return;
   static constexpr const char* kNames[] = {"off", "hit", "refreshed", "cuinit"};
+  trace_step("decided");
   std::cerr << "device cache: " << kNames[static_cast<int>(outcome.path)]
-            << (outcome.why.empty() ? "" : " (" + outcome.why + ")") << '\n';
+            << (outcome.why.empty() ? "" : " (" + outcome.why + ")") << " [" << trace_steps()
+            << " ]\n";
+  // What the command does after the decision (NVML's live values, the output) ends here.
+  trace_steps().clear();
+  std::atexit([] {
+    trace_step("exit");
+    std::fprintf(stderr, "device cache: after the decision [%s ]\n", trace_steps().c_str());
+  });
 }
 
 bool truthy(const char* value) {
@@ -539,8 +568,10 @@ bool reading_unchanged(State& s, const std::string& reading) {
   bool same = unsupported_everywhere;
   if (!same) {
     if (!s.live_read) {
+      trace_step("nvml");
       s.live = nvml_inventory();
       s.live_read = true;
+      trace_step("nvml-read");
     }
     same = s.live && same_readings(s.entry->nvml, s.live->gpus, reading);
   }
@@ -647,8 +678,10 @@ DeviceCacheOutcome choose(bool fresh) {
     return outcome;
   }
   std::string why;
+  trace_step("entry");
   auto bytes = read_entry(dir, name, why);
   std::optional<Entry> entry = bytes ? parse(*bytes, why) : std::nullopt;
+  trace_step("parsed");
   if (entry) {
     // /proc names the GPUs without NVML; without /proc, NVML does.
     std::optional<NvmlInventory> nvml;
@@ -656,6 +689,7 @@ DeviceCacheOutcome choose(bool fresh) {
         !sorted_entries(system_path("/proc/driver/nvidia") + "/gpus").empty();
     if (!proc_has_gpus) nvml = nvml_inventory();
     const auto now = fingerprint(nvml ? &*nvml : nullptr, entry->libcuda_path, environment, why);
+    trace_step("fingerprint");
     if (!now) {
       entry.reset();
     } else if (*now != entry->fingerprint) {
