@@ -54,6 +54,15 @@ while IFS= read -r -d '' file; do
   done
 done < <(find "$out/unpacked" -type f -print0)
 [ "$elves" -ge 2 ] || { echo "test-wheel: $elves ELF files in the wheel, not the module and the executable" >&2; exit 1; }
+command=$(ls "$out"/unpacked/cudatool-*.data/scripts/cudatool)
+[ "$(head -c4 "$command" | od -An -c | tr -d ' ')" = '177ELF' ] ||
+  { echo "test-wheel: the wheel's cudatool command is not the executable (auditwheel moved it?)" >&2; exit 1; }
+for needed in $(readelf -d "$command" | sed -n -E 's/.*\(NEEDED\).*\[(.*)\]/\1/p'); do
+  case "$allowed" in
+    *" $needed "*) ;;
+    *) echo "test-wheel: the cudatool command needs $needed (linked statically with CUDATOOL_STATIC_DEPENDENCIES)" >&2; exit 1 ;;
+  esac
+done
 echo "test-wheel: $elves ELF files need only:$(cat <(for f in $(find "$out/unpacked" -type f); do readelf -d "$f" 2>/dev/null | sed -n -E 's/.*\(NEEDED\).*\[(.*)\]/\1/p'; done) | sort -u | sed 's/^/ /' | tr -d '\n')"
 
 python3 -m venv "$out/fresh"
@@ -61,7 +70,7 @@ python3 -m venv "$out/fresh"
 # Installed, with no LD_LIBRARY_PATH: each library the module and the executable load is the
 # wheel's own or an allowed system one.
 module=$(ls "$out"/fresh/lib/python3*/site-packages/cudatool/_cudatool*.so)
-executable=$(ls "$out"/fresh/lib/python3*/site-packages/cudatool.scripts/cudatool)
+executable=$out/fresh/bin/cudatool
 for file in "$module" "$executable"; do
   LD_LIBRARY_PATH= ldd "$file" | while read -r name arrow path rest; do
     [ "$arrow" = "=>" ] || continue
