@@ -30,12 +30,14 @@ echo "test-wheel: the wheel took $(( $(date +%s) - start )) s to build: $(ls "$o
 # auditwheel finds the libraries the build linked where the build found them (on the GPU
 # host a dependency tree unpacked in .deps, not on the linker's path): their directories,
 # from the wheel build's CMake cache.
-cache=$(ls "$out"/cp*/CMakeCache.txt | head -1)
+raw=$(ls "$out"/raw/cudatool-*.whl)
+cache=$out/$(basename "$raw" .whl | cut -d- -f3-)/CMakeCache.txt  # build-wheel/{wheel_tag}
 libdirs=$(sed -n -E 's/^(CUDATOOL_(re2|zstd|lz4)_LIBRARY|OPENSSL_CRYPTO_LIBRARY):FILEPATH=(.*)$/\3/p' \
   "$cache" | xargs -n1 dirname | sort -u | paste -sd:)
 bindir=$(cd "$(dirname "$python")" && pwd)
 PATH="$bindir:$PATH" LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-  "$python" -m auditwheel repair -w "$out/dist" "$out"/raw/cudatool-*.whl 2>&1 | grep -E 'Fixed-up|Error|error' || true
+  "$python" -m auditwheel repair -w "$out/dist" "$raw" > "$out/auditwheel.log" 2>&1 ||
+  { cat "$out/auditwheel.log" >&2; echo "test-wheel: auditwheel repair failed" >&2; exit 1; }
 wheel=$(ls "$out"/dist/cudatool-*manylinux*.whl)
 echo "test-wheel: repaired: $(basename "$wheel")"
 
