@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # The wheel as a user gets it: `pip wheel .` (scikit-build-core, the same CMake project, a
-# Release build; ccache makes the library's objects cheap the second time), made
-# self-contained by `auditwheel repair` (RE2, zstd, LZ4 and libcrypto copied into
-# cudatool.libs/ under hashed names, RPATHs set with patchelf: the GPU host's Ubuntu has
-# another RE2 soname, and Debian 12's libre2.a is not position-independent, so it cannot be
-# linked into the module). Every ELF file of the wheel is checked with readelf to need only
-# the libraries a manylinux wheel may take from the system, or those it carries; then a
-# fresh venv installs only that wheel and, with LD_LIBRARY_PATH empty, ldd finds each
-# library in the venv or among the allowed ones; where unshare -m is allowed, it runs with
-# the system's RE2, zstd, LZ4 and libcrypto made empty files; and with no CUDA driver it runs
+# Release build; ccache makes the library's objects cheap the second time) with libcrypto,
+# zstd and LZ4 linked in, and RE2 too into the executable (CUDATOOL_STATIC_DEPENDENCIES),
+# made self-contained by `auditwheel repair`: the module's libre2.so is copied into
+# cudatool.libs/ under a hashed name and the module's RPATH set with patchelf (Debian 12's
+# libre2.a is not position-independent, so it cannot go into a shared object; the GPU
+# host's Ubuntu has another RE2 soname). Every ELF file of the wheel is checked with readelf
+# to need only the libraries a manylinux wheel may take from the system, or those it
+# carries, and the command only the former (it stays the real executable, in the scripts
+# directory); then a fresh venv installs only that wheel and, with LD_LIBRARY_PATH empty,
+# ldd finds each library in the venv or among the allowed ones; where unshare -m is
+# allowed, it runs with the system's RE2, zstd, LZ4 and libcrypto made empty files; and
+# with no CUDA driver it runs
 # `cudatool --version` and `python -c 'import cudatool'`, then the whole pytest suite
 # against the installed package and its own `cudatool` command.
 # Usage: bash tools/test-wheel.sh PYTHON [BUILD_DIR] (PYTHON: a python with nanobind,
