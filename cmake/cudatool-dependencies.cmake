@@ -9,6 +9,12 @@
 # static library to exist (a dependency tree unpacked without it, as on the GPU host, would
 # fail). A tree unpacked elsewhere is found through CMAKE_PREFIX_PATH. What is not found is
 # named in CUDATOOL_DEPENDENCIES_MISSING (empty when all are found).
+#
+# With CUDATOOL_STATIC_DEPENDENCIES (the wheel) the static archives are linked instead:
+# zstd's and LZ4's everywhere, RE2's into executables only, shared objects (the Python
+# module) keeping libre2.so: Debian 12's libre2.a is not position-independent (its
+# thread-local variables are local-exec, R_X86_64_TPOFF32), which a shared object cannot
+# take, so auditwheel copies libre2.so into the wheel for the module.
 
 find_package(PkgConfig QUIET)
 set(CUDATOOL_DEPENDENCIES_MISSING "")
@@ -30,6 +36,25 @@ function(cudatool_dependency name header library pkg)
         PARENT_SCOPE)
     return()
   endif()
+  if(CUDATOOL_STATIC_DEPENDENCIES)
+    find_library(CUDATOOL_${name}_STATIC_LIBRARY lib${library}.a
+                 HINTS ${cudatool_pc_${name}_LIBRARY_DIRS})
+    if(NOT CUDATOOL_${name}_STATIC_LIBRARY)
+      set(CUDATOOL_DEPENDENCIES_MISSING
+          "${CUDATOOL_DEPENDENCIES_MISSING}${name} (lib${library}.a, CUDATOOL_STATIC_DEPENDENCIES) "
+          PARENT_SCOPE)
+      return()
+    endif()
+    set(static "${CUDATOOL_${name}_STATIC_LIBRARY}")
+    if(static_in_executables_only)
+      set(static "$<IF:$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>,${static},${CUDATOOL_${name}_LIBRARY}>")
+    endif()
+    add_library(cudatool_dep::${name} INTERFACE IMPORTED)
+    set_target_properties(cudatool_dep::${name} PROPERTIES
+      INTERFACE_LINK_LIBRARIES "${static}"
+      INTERFACE_INCLUDE_DIRECTORIES "${CUDATOOL_${name}_INCLUDE_DIR}")
+    return()
+  endif()
   add_library(cudatool_dep::${name} UNKNOWN IMPORTED)
   set_target_properties(cudatool_dep::${name} PROPERTIES
     IMPORTED_LOCATION "${CUDATOOL_${name}_LIBRARY}"
@@ -39,11 +64,15 @@ endfunction()
 cudatool_dependency(zstd zstd.h zstd libzstd)
 cudatool_dependency(lz4 lz4.h lz4 liblz4)
 if(NOT TARGET cudatool_dep::re2)
-  find_package(re2 CONFIG QUIET)
+  if(NOT CUDATOOL_STATIC_DEPENDENCIES)
+    find_package(re2 CONFIG QUIET)
+  endif()
+  set(static_in_executables_only TRUE)
   if(re2_FOUND)
     add_library(cudatool_dep::re2 INTERFACE IMPORTED)
     set_target_properties(cudatool_dep::re2 PROPERTIES INTERFACE_LINK_LIBRARIES re2::re2)
   else()
     cudatool_dependency(re2 re2/re2.h re2 re2)
   endif()
+  unset(static_in_executables_only)
 endif()

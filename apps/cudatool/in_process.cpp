@@ -14,8 +14,7 @@ namespace {
 // Points a standard stream at a string for its lifetime.
 class Redirect {
  public:
-  Redirect(std::ostream& stream, std::ostringstream& to)
-      : stream_(stream), saved_(stream.rdbuf(to.rdbuf())) {}
+  Redirect(std::ostream& stream, std::streambuf* to) : stream_(stream), saved_(stream.rdbuf(to)) {}
   Redirect(const Redirect&) = delete;
   Redirect& operator=(const Redirect&) = delete;
   ~Redirect() {
@@ -30,7 +29,8 @@ class Redirect {
 
 }  // namespace
 
-InProcessRun run_in_process(const std::vector<std::string>& command_line) {
+InProcessRun run_in_process(const std::vector<std::string>& command_line,
+                            std::streambuf* out_buffer) {
   static std::mutex one_at_a_time;
   const std::lock_guard<std::mutex> lock(one_at_a_time);
 
@@ -48,8 +48,8 @@ InProcessRun run_in_process(const std::vector<std::string>& command_line) {
   std::ostringstream out, err;
   InProcessRun result;
   {
-    const Redirect to_out(std::cout, out);
-    const Redirect to_err(std::cerr, err);
+    const Redirect to_out(std::cout, out_buffer ? out_buffer : out.rdbuf());
+    const Redirect to_err(std::cerr, err.rdbuf());
     try {
       app.parse(static_cast<int>(arguments.size()), pointers.data());
     } catch (const CLI::ParseError& e) {

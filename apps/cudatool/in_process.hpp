@@ -3,6 +3,7 @@
 // same documents as `cudatool ... --json`, made by the same code.
 #pragma once
 
+#include <streambuf>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,7 @@ namespace cudatool::app {
 
 struct InProcessRun {
   ExitStatus status = ExitStatus::success;
-  std::string out;  // what the command wrote to std::cout
+  std::string out;  // what the command wrote to std::cout (empty where `out` was given)
   std::string err;  // what it wrote to std::cerr (the lines the executable prints there)
 };
 
@@ -20,7 +21,10 @@ struct InProcessRun {
 // A command line that does not parse throws UsageError with the executable's message; an
 // exception the command throws is not reported but propagates (the caller maps it, as main
 // does). std::cout and std::cerr are redirected for the call: one call at a time runs (a
-// process-wide lock), and nothing else may write to them meanwhile.
-InProcessRun run_in_process(const std::vector<std::string>& arguments);
+// process-wide lock), and nothing else may write to them meanwhile. With `out`, std::cout
+// writes into that buffer instead of InProcessRun::out (the Python module's, which is the
+// bytes object handed to Python: a 50 MB document is then written once, never copied).
+InProcessRun run_in_process(const std::vector<std::string>& arguments,
+                            std::streambuf* out = nullptr);
 
 }  // namespace cudatool::app

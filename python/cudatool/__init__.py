@@ -319,7 +319,25 @@ def check(
     status, out, err = _run(arguments)
     report = CheckReport(json.loads(out), status == 0)
     if status == 9 and raise_on_failure:
-        error = CheckFailed(err[-1] if err else "a check failed")
+        error = CheckFailed(_check_failure_message(report.to_dict(), err))
         error.report = report
         raise error
     return report
+
+
+def _check_failure_message(document: dict, err: list[str]) -> str:
+    # The command prints its report and no error line where a check fails: the message names
+    # the failing checks with their reasons from the report (under --strict, the warnings
+    # where nothing failed).
+    def checks(verdict: str) -> list[str]:
+        found = [f"node {c.get('name')}: {c.get('reason')}"
+                 for c in document.get("node_checks", []) if c.get("verdict") == verdict]
+        for device in document.get("devices", []):
+            found += [f"device {device.get('ordinal')} {c.get('name')}: {c.get('reason')}"
+                      for c in device.get("checks", []) if c.get("verdict") == verdict]
+        return found
+
+    failing = checks("fail") or checks("warn")
+    if failing:
+        return "check failed: " + "; ".join(failing)
+    return err[-1] if err else "check failed"

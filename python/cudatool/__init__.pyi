@@ -1,32 +1,87 @@
-# Type stubs of the cudatool package (the module is cudatool/_cudatool, C++).
+# Type stubs of the cudatool package (the module is cudatool/_cudatool, C++). Checked
+# against the module by mypy's stubtest (tests/python/test_stubs.py).
+import builtins
 import os
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Iterable, KeysView, Sequence, Union
+
+from typing_extensions import disjoint_base
 
 __version__: str
-PathLike = Union[str, os.PathLike[str]]
+__all__ = [
+    "__version__",
+    "DeviceData",
+    "OccupancyRecord",
+    "sweep_block_sizes",
+    "sweep_registers",
+    "sweep_shared_memory",
+    "suggest_block_size",
+    "kernel_occupancy",
+    "devices",
+    "attributes",
+    "kernels",
+    "compile",
+    "check",
+    "Result",
+    "Devices",
+    "Attributes",
+    "Occupancy",
+    "Kernels",
+    "Compiled",
+    "CheckReport",
+    "Error",
+    "LogicError",
+    "UsageError",
+    "RuntimeError",
+    "DriverNotFound",
+    "NoDevice",
+    "RequirementError",
+    "UnknownValueError",
+    "MemoryError",
+    "LaunchError",
+    "CompileError",
+    "CheckFailed",
+]
+_PathLike = Union[str, os.PathLike[str]]
 
+@disjoint_base
 class DeviceData:
     """What occupancy depends on: DeviceData("sm_90") from cudatool's architecture table (no
     GPU), or DeviceData(device=0) from a live device's attributes (no context). PyCUDA's
     fields are None where the table does not know a value."""
     def __init__(self, arch: str | None = None, *, device: int | str | None = None) -> None: ...
-    max_threads: int | None
-    warp_size: int | None
-    warps_per_mp: int | None
-    thread_blocks_per_mp: int | None
-    registers: int | None
-    shared_memory: int | None
-    smem_granularity: int | None
-    smem_alloc_granularity: int | None
-    name: str
-    family: str | None
-    compute_capability: tuple[int, int]
-    origin: str
-    sm_count: int | None
-    sm_count_part: str | None
-    unknown_fields: list[str]
-    unknown_reason: str | None
-    def column(self, name: str) -> int | None: ...
+    @property
+    def max_threads(self) -> int | None: ...
+    @property
+    def warp_size(self) -> int | None: ...
+    @property
+    def warps_per_mp(self) -> int | None: ...
+    @property
+    def thread_blocks_per_mp(self) -> int | None: ...
+    @property
+    def registers(self) -> int | None: ...
+    @property
+    def shared_memory(self) -> int | None: ...
+    @property
+    def smem_granularity(self) -> int | None: ...
+    @property
+    def smem_alloc_granularity(self) -> int | None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def family(self) -> str | None: ...
+    @property
+    def compute_capability(self) -> tuple[int, int]: ...
+    @property
+    def origin(self) -> str: ...
+    @property
+    def sm_count(self) -> int | None: ...
+    @property
+    def sm_count_part(self) -> str | None: ...
+    @property
+    def unknown_fields(self) -> list[str]: ...
+    @property
+    def unknown_reason(self) -> str | None: ...
+    def column(self, name: str) -> Any: ...
     def align_bytes(self, word_size: int = 4) -> int: ...
     def align(self, bytes: int, word_size: int = 4) -> int: ...
     def align_words(self, word_size: int) -> int: ...
@@ -35,28 +90,45 @@ class DeviceData:
     def make_valid_tex_channel_count(size: int) -> int: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@disjoint_base
 class OccupancyRecord:
     """Exact occupancy (the toolkit's cuda_occupancy.h, what
     cuOccupancyMaxActiveBlocksPerMultiprocessor answers) of a block of `threads` threads,
     `shared_mem` bytes of shared memory (static plus dynamic) and `registers` per thread."""
     def __init__(self, devdata: DeviceData, threads: int, shared_mem: int = 0,
                  registers: int = 0, block_barriers: int = 1) -> None: ...
-    devdata: DeviceData
-    threads: int
-    shared_mem: int
-    registers: int
-    block_barriers: int
-    tb_per_mp: int
-    limited_by: str
-    limiting_factors: list[str]
-    warps_per_mp: int
-    max_warps_per_mp: int
-    occupancy: float
-    block_limits: dict[str, int | None]
-    allocated_registers_per_block: int
-    allocated_shared_mem_per_block: int
-    opted_in: bool
-    improvements: list[dict[str, Any]]
+    @property
+    def devdata(self) -> DeviceData: ...
+    @property
+    def threads(self) -> int: ...
+    @property
+    def shared_mem(self) -> int: ...
+    @property
+    def registers(self) -> int: ...
+    @property
+    def block_barriers(self) -> int: ...
+    @property
+    def tb_per_mp(self) -> int: ...
+    @property
+    def limited_by(self) -> str: ...
+    @property
+    def limiting_factors(self) -> list[str]: ...
+    @property
+    def warps_per_mp(self) -> int: ...
+    @property
+    def max_warps_per_mp(self) -> int: ...
+    @property
+    def occupancy(self) -> float: ...
+    @property
+    def block_limits(self) -> dict[str, int | None]: ...
+    @property
+    def allocated_registers_per_block(self) -> int: ...
+    @property
+    def allocated_shared_mem_per_block(self) -> int: ...
+    @property
+    def opted_in(self) -> bool: ...
+    @property
+    def improvements(self) -> list[dict[str, Any]]: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 class Result:
@@ -65,6 +137,7 @@ class Result:
     def __getattr__(self, name: str) -> Any: ...
     def __getitem__(self, key: str) -> Any: ...
     def __contains__(self, key: str) -> bool: ...
+    def keys(self) -> KeysView[str]: ...
 
 class Devices(Result): ...
 class Attributes(Result): ...
@@ -73,12 +146,15 @@ class Occupancy(Result): ...
 class Kernels(Result):
     warnings: list[str]
     unreadable_entries: bool
+    def __init__(self, text: bytes, warnings: list[str], unreadable_entries: bool) -> None: ...
 
 class Compiled(Result):
     warnings: list[str]
+    def __init__(self, document: dict[str, Any], warnings: list[str]) -> None: ...
 
 class CheckReport(Result):
     passed: bool
+    def __init__(self, document: dict[str, Any], passed: bool) -> None: ...
 
 def sweep_block_sizes(devdata: DeviceData, block_sizes: Sequence[int] | None = None,
                       shared_mem: int = 0, registers: int = 0,
@@ -89,15 +165,15 @@ def sweep_shared_memory(devdata: DeviceData, threads: int, registers: int = 0,
                         shared_mem: int | None = None, block_barriers: int = 1) -> Occupancy: ...
 def suggest_block_size(devdata: DeviceData, shared_mem: int = 0, registers: int = 0,
                        block_barriers: int = 1) -> Result: ...
-def kernel_occupancy(path: PathLike, kernel: str, threads: int, arch: str | None = None,
+def kernel_occupancy(path: _PathLike, kernel: str, threads: int, arch: str | None = None,
                      device: int | str | None = None,
                      dynamic_shared_mem: int = 0) -> Occupancy: ...
 def devices(memory_usage: bool = False) -> Devices: ...
 def attributes(device: int | str | None = None, names: Iterable[str] = ()) -> Attributes: ...
-def kernels(paths: PathLike | Iterable[PathLike], arch: str | Iterable[str] | None = None,
+def kernels(paths: _PathLike | Iterable[_PathLike], arch: str | Iterable[str] | None = None,
             kernel: str | None = None, threads: int | None = None, relocatable: bool = False,
             jobs: int | None = None) -> Kernels: ...
-def compile(source_or_path: PathLike, arch: str | Iterable[str] | None = None,
+def compile(source_or_path: _PathLike, arch: str | Iterable[str] | None = None,
             options: Sequence[str] = (), threads: int | None = None,
             name: str = "kernel.cu") -> Compiled: ...
 def check(device: int | str | Iterable[int | str] | None = None,
@@ -113,7 +189,6 @@ class Error(Exception):
     cuda_error_code: int | None
 class LogicError(Error): ...
 class UsageError(LogicError, ValueError): ...
-import builtins
 class RuntimeError(Error, builtins.RuntimeError): ...  # noqa: A001
 class DriverNotFound(RuntimeError):
     library: str | None
@@ -125,7 +200,7 @@ class MemoryError(Error, builtins.MemoryError): ...  # noqa: A001
 class LaunchError(Error): ...
 class CompileError(Error):
     log: str
-    options: list[str]
+    options: Sequence[str]
     compiler_version: str
 class CheckFailed(Error):
     report: CheckReport | None

@@ -79,7 +79,10 @@ class MemoryError(Error, builtins.MemoryError):  # noqa: A001 - PyCUDA's name
 
 
 class LaunchError(Error):
-    """A kernel launch, or the work it started, failed."""
+    """A kernel launch, or the work it started, failed (exit 5, as every failed driver call)."""
+
+    exit_code = 5
+    status = "cuda_error"
 
 
 class CompileError(Error):
@@ -94,7 +97,8 @@ class CompileError(Error):
 
 class CheckFailed(Error):
     """Raised by ``check(raise_on_failure=True)`` where the check failed (exit 9);
-    ``report`` is the report."""
+    ``report`` is the report. The command prints no error line then: the message names the
+    failing checks and their reasons ("check failed: device 1 identity: ...")."""
 
     exit_code = 9
     status = "check_failed"

@@ -209,6 +209,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult r, const char** s) {
     case CUDA_ERROR_DEVICE_UNAVAILABLE:
       *s = "CUDA_ERROR_DEVICE_UNAVAILABLE";
       return CUDA_SUCCESS;
+    case CUDA_ERROR_LAUNCH_FAILED:
+      *s = "CUDA_ERROR_LAUNCH_FAILED";
+      return CUDA_SUCCESS;
     default:
       *s = nullptr;
       return CUDA_ERROR_INVALID_VALUE;
@@ -230,6 +233,9 @@ CUresult CUDAAPI cuGetErrorString(CUresult r, const char** s) {
       return CUDA_SUCCESS;
     case CUDA_ERROR_DEVICE_UNAVAILABLE:
       *s = "CUDA-capable device(s) is/are busy or unavailable";
+      return CUDA_SUCCESS;
+    case CUDA_ERROR_LAUNCH_FAILED:
+      *s = "unspecified launch failure";
       return CUDA_SUCCESS;
     default:
       *s = nullptr;

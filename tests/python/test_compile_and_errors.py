@@ -51,8 +51,8 @@ def test_hierarchy():
     for cls in (E.CompileError, E.LaunchError, E.MemoryError, E.CheckFailed):
         assert issubclass(cls, E.Error)
     assert (E.UsageError.exit_code, E.DriverNotFound.exit_code, E.NoDevice.exit_code,
-            E.CompileError.exit_code, E.MemoryError.exit_code, E.CheckFailed.exit_code) == (
-                2, 3, 4, 6, 7, 9)
+            E.LaunchError.exit_code, E.CompileError.exit_code, E.MemoryError.exit_code,
+            E.CheckFailed.exit_code) == (2, 3, 4, 5, 6, 7, 9)
 
 
 def test_version_equals_cli():

@@ -88,3 +88,59 @@ def test_check_with_the_fake_driver_reports_like_cli():
         "print(json.dumps([r.passed, sorted(r.to_dict())]))", env)
     _, doc, _ = cli_json("check", "--json", "--only", "identity", env=env)
     assert out[0] == (status == 0) and out[1] == sorted(doc)
+
+
+# A driver call that fails with CUDA_ERROR_OUT_OF_MEMORY is a MemoryError (exit 7), one with
+# CUDA_ERROR_LAUNCH_FAILED a LaunchError (exit 5): the fake driver's cuInit answers them.
+@pytest.mark.parametrize("result, name, status, cuda_error", [
+    ("2", "MemoryError", 7, "CUDA_ERROR_OUT_OF_MEMORY"),
+    ("719", "LaunchError", 5, "CUDA_ERROR_LAUNCH_FAILED"),
+])
+@pytest.mark.parametrize("call, command", [
+    ("cudatool.devices()", ["devices"]),
+    ("cudatool.attributes()", ["attrs"]),
+    ("cudatool.DeviceData(device=0)", ["occupancy", "--device", "0", "--threads", "256"]),
+])
+def test_driver_failures_raise_their_class_with_the_cli_message(result, name, status, cuda_error,
+                                                                call, command):
+    env = fake_driver_env(FAKE_CUDA_INIT_RESULT=result)
+    cli_status, _, err = run_cli(*command, env=env)
+    out = run_python(
+        "import cudatool, json\n"
+        f"try:\n    {call}\nexcept cudatool.Error as e:\n"
+        "    print(json.dumps([type(e).__name__, str(e), e.exit_code, e.status, e.call,\n"
+        "                      e.cuda_error, e.cuda_error_code,\n"
+        f"                      isinstance(e, cudatool.{name}), type(e).exit_code]))", env)
+    assert cli_status == status
+    assert out == [name, err.strip().removeprefix("cudatool: "), status, out[3], "cuInit",
+                   cuda_error, int(result), True, status]
+    assert err.strip() == "cudatool: " + out[1] and cuda_error in out[1]
+    if name == "MemoryError":
+        assert out[3] == "out_of_memory"
+    else:
+        assert out[3] == "cuda_error"
+
+
+def test_failed_check_raises_check_failed_with_the_failing_checks():
+    # Device 1 of the fake is sm_80: --min-cc 9.0 fails it, exit 9.
+    env = fake_driver_env()
+    arguments = ["check", "--json", "--only", "identity", "--min-cc", "9.0"]
+    status, expected, err = cli_json(*arguments, env=env)
+    out = run_python(
+        "import cudatool, json\n"
+        "r = cudatool.check(only=['identity'], options=['--min-cc', '9.0'])\n"
+        "out = [r.passed, r.verdict]\n"
+        "try:\n    cudatool.check(only=['identity'], options=['--min-cc', '9.0'],\n"
+        "                   raise_on_failure=True)\n"
+        "except cudatool.CheckFailed as e:\n"
+        "    d = e.report.to_dict()\n"
+        "    d.pop('duration_s')\n"
+        "    out += [str(e), e.exit_code, e.status, d]\n"
+        "print(json.dumps(out))", env)
+    expected.pop("duration_s")
+    assert status == 9 and err == ""
+    assert out[:2] == [False, "fail"]
+    # The command prints the report and no line on stderr; the exception's message names each
+    # failing check and its reason, as the report has them.
+    assert out[2] == "check failed: device 1 identity: compute capability 8.0, need 9.0"
+    assert out[3:5] == [9, "check_failed"] and out[5] == expected
