@@ -51,6 +51,13 @@ CMAKE_PREFIX_PATH="$root/.deps/root/usr" bash tools/test-wheel.sh "$work/build-v
 grep -E '^test-wheel:|passed|skipped|failed' "$out/wheel.log"
 wheel=$(ls "$root"/build-wheel/dist/cudatool-*manylinux*.whl)
 echo "PASS self-contained wheel built and tested in $(( $(date +%s) - start )) s: $(basename "$wheel")"
+# torch's libtorch_cuda.so: from the system interpreter where torch imports, else wherever a
+# torch installation keeps it (the import's error is printed, not swallowed).
+TORCH_CUDA_LIB=$(python3 -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cuda.so"))' 2>"$out/torch.err") ||
+  { tail -1 "$out/torch.err"; TORCH_CUDA_LIB=""; }
+[ -f "$TORCH_CUDA_LIB" ] || TORCH_CUDA_LIB=$(find / -xdev -name libtorch_cuda.so -path '*torch/lib/*' 2>/dev/null | head -1)
+echo "libtorch_cuda.so: ${TORCH_CUDA_LIB:-none found}"
+export TORCH_CUDA_LIB
 python3 -m venv --system-site-packages "$work/run"
 "$work/run/bin/pip" install -q --no-index --find-links "$wheels" "$wheel" pytest \
   || { echo "FAIL install"; exit 1; }
@@ -151,19 +158,17 @@ report(mismatches == 0 and compared > 0,
 
 # kernels() on large real libraries equals the CLI's JSON.
 libraries = []
-try:
-    import torch
-    path = os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cuda.so")
-    if os.path.exists(path):
-        libraries.append(path)
-except ImportError:
-    print("torch not importable: libtorch_cuda.so not compared")
+torch_lib = os.environ.get("TORCH_CUDA_LIB", "")
+if torch_lib and os.path.exists(torch_lib):
+    libraries.append(torch_lib)
+else:
+    print("no libtorch_cuda.so found (TORCH_CUDA_LIB empty): not compared")
 cublaslt = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"), "lib64", "libcublasLt.so")
 if os.path.exists(cublaslt):
     libraries.append(os.path.realpath(cublaslt))
 for path in libraries:
     for threads in (None, 256):
-        flags = [] if threads is None else ["--threads", threads]
+        flags = [] if threads is None else ["--threads", str(threads)]
         start = time.perf_counter()
         done = subprocess.run(["cudatool", "kernels", "--json", "--no-progress", *flags, path], capture_output=True, text=True)
         cli_seconds = time.perf_counter() - start
@@ -187,7 +192,7 @@ echo "--- pytest against the installed wheel"
 echo "--- bench/python_occupancy.py ($(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $(nproc) CPUs)"
 python bench/python_occupancy.py
 echo "--- bench/python_kernels.sh (whole processes: python -c 'cudatool.kernels([F])' against cudatool kernels --json F > /dev/null)"
-lib=$(python -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib", "libtorch_cuda.so"))' 2>/dev/null)
+lib=$TORCH_CUDA_LIB
 bash bench/python_kernels.sh "$work/run/bin/python" "$work/run/bin/cudatool" \
   "$(readlink -f "${CUDA_HOME:-/usr/local/cuda}/lib64/libcublasLt.so")" 5
 [ -f "$lib" ] && bash bench/python_kernels.sh "$work/run/bin/python" "$work/run/bin/cudatool" "$lib" 5
