@@ -22,6 +22,7 @@
 #include "cudatool/compile/module.hpp"
 #include "cudatool/device/context.hpp"
 #include "cudatool/driver/driver.hpp"
+#include "cudatool/driver/driver_release.hpp"
 
 namespace cudatool::check_kernels {
 extern const unsigned char check_fatbin[];
@@ -783,7 +784,9 @@ Report run_check(const Options& options) {
   report.hostname = hostname();
   report.kernel_form = embedded_kernel_contents();
   const std::vector<Device> devices = options.devices.empty() ? Device::all() : options.devices;
-  report.driver_version = driver::api().driver_version;
+  report.cuda_version = driver::api().driver_version;
+  // NVML first where the checks load it anyway, else the /proc file (driver_release.hpp).
+  report.driver_version = driver_release(need_nvml);
 
   std::vector<std::unique_ptr<DeviceRun>> runs;
   std::vector<DeviceInfo> infos;

@@ -1,5 +1,6 @@
 #include "cudatool/driver/nvml.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
@@ -190,6 +191,35 @@ std::shared_future<Nvml*>& nvml_future() {
 }
 
 }  // namespace
+
+std::optional<std::string> nvml_pci_bus_id(std::string_view id) {
+  // Each field: 1 to `digits` hex digits, then `end` (or the end of the text).
+  unsigned long fields[4] = {};
+  const std::size_t widths[4] = {8, 2, 2, 1};
+  const char ends[4] = {':', ':', '.', '\0'};
+  std::size_t at = 0;
+  for (int f = 0; f < 4; ++f) {
+    std::size_t digits = 0;
+    while (at < id.size() && std::isxdigit(static_cast<unsigned char>(id[at])) &&
+           digits <= widths[f]) {
+      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(id[at])));
+      fields[f] = fields[f] * 16 + static_cast<unsigned long>(c <= '9' ? c - '0' : c - 'a' + 10);
+      ++at;
+      ++digits;
+    }
+    if (digits == 0 || digits > widths[f]) return std::nullopt;
+    if (ends[f] == '\0') {
+      if (at != id.size()) return std::nullopt;
+    } else {
+      if (at >= id.size() || id[at] != ends[f]) return std::nullopt;
+      ++at;
+    }
+  }
+  char out[32];
+  std::snprintf(out, sizeof out, "%08lX:%02lX:%02lX.%lX", fields[0], fields[1], fields[2],
+                fields[3]);
+  return out;
+}
 
 void nvml_preload() {
   nvml_future();
