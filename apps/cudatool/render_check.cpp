@@ -272,12 +272,18 @@ std::string join_labels(const std::vector<std::pair<std::string, std::string>>& 
 }
 
 // A GPU's labels, named as dcgm-exporter names them so that the series join with its: gpu
-// (here the CUDA ordinal), UUID, pci_bus_id (NVML's form) and modelName.
-std::vector<std::pair<std::string, std::string>> gpu_labels(const DeviceInfo& d) {
-  return {{"gpu", std::to_string(d.ordinal)},
-          {"UUID", d.uuid},
-          {"pci_bus_id", nvml_pci_bus_id(d.pci_bus_id).value_or(d.pci_bus_id)},
-          {"modelName", d.name}};
+// (NVML's index, nvidia-smi's; absent without NVML), UUID, pci_bus_id (NVML's form) and
+// modelName; and cuda_device, the CUDA ordinal (the JSON's `ordinal`, what --device takes),
+// which differs from gpu under CUDA_VISIBLE_DEVICES or CUDA's fastest-first order.
+std::vector<std::pair<std::string, std::string>> gpu_labels(const check::DeviceReport& device) {
+  const DeviceInfo& d = device.identity;
+  std::vector<std::pair<std::string, std::string>> labels;
+  if (device.nvml_index) labels.emplace_back("gpu", std::to_string(*device.nvml_index));
+  labels.emplace_back("UUID", d.uuid);
+  labels.emplace_back("pci_bus_id", nvml_pci_bus_id(d.pci_bus_id).value_or(d.pci_bus_id));
+  labels.emplace_back("modelName", d.name);
+  labels.emplace_back("cuda_device", std::to_string(d.ordinal));
+  return labels;
 }
 
 void add_verdict(Exposition& out, const std::string& name, const std::string& help,
@@ -358,6 +364,7 @@ nlohmann::json check_json(const Report& report, int exit_code) {
   for (const auto& d : report.devices) {
     nlohmann::json device = d.identity;
     device["verdict"] = verdict_name(d.verdict());
+    if (d.nvml_index) device["nvml_index"] = *d.nvml_index;
     if (d.occupancy) device["occupancy"] = occupancy_json(*d.occupancy);
     device["checks"] = nlohmann::json::array();
     for (const auto& check : d.checks) device["checks"].push_back(result_json(check));
@@ -399,10 +406,10 @@ std::string check_prometheus(const Report* report, const CheckRun& run) {
   for (const auto& d : report->devices)
     add_verdict(out, "cudatool_check_gpu_verdict",
                 "1 for the GPU's verdict (the worst of its checks), 0 for the other three.",
-                gpu_labels(d.identity), d.verdict());
+                gpu_labels(d), d.verdict());
   for (const auto& c : report->node_checks) add_result(out, {}, c);
   for (const auto& d : report->devices)
-    for (const auto& c : d.checks) add_result(out, gpu_labels(d.identity), c);
+    for (const auto& c : d.checks) add_result(out, gpu_labels(d), c);
   return out.str();
 }
 

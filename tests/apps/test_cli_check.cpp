@@ -144,14 +144,35 @@ TEST(CliCheck, PrometheusTextfile) {
   const auto r = run_cudatool({"check", "--only", "identity", "--format", "prometheus"}, fake());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("# TYPE cudatool_check_verdict gauge"), std::string::npos);
-  EXPECT_NE(r.out.find("cudatool_check_verdict{gpu=\"1\",UUID=\"GPU-20212223-2425-2627-2829-"
-                       "2a2b2c2d2e01\",pci_bus_id=\"00000000:02:00.0\",modelName=\"Fake GPU 1\","
+  // Without NVML, no gpu label: it is NVML's index, never guessed from the CUDA ordinal.
+  EXPECT_NE(r.out.find("cudatool_check_verdict{UUID=\"GPU-20212223-2425-2627-2829-2a2b2c2d2e01\","
+                       "pci_bus_id=\"00000000:02:00.0\",modelName=\"Fake GPU 1\",cuda_device=\"1\","
                        "check=\"identity\",name=\"identity\",verdict=\"pass\"} 1\n"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\ncudatool_check_up 1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\ncudatool_check_success 1\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\ncudatool_check_devices 2\n"), std::string::npos) << r.out;
+}
+
+// dcgm-exporter's `gpu` is NVML's index: under CUDA_VISIBLE_DEVICES=1 the CUDA device 0 is
+// nvidia-smi's GPU 1, and the labels say both (JSON: nvml_index beside ordinal).
+TEST(CliCheck, PrometheusGpuLabelIsNvmlsIndex) {
+  auto options = with_fake_nvml({});
+  options.env["CUDA_VISIBLE_DEVICES"] = "1";
+  const auto r = run_cudatool({"check", "--only", "identity", "--format", "prometheus"}, options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cudatool_check_gpu_verdict{gpu=\"1\",UUID=\"GPU-20212223-2425-2627-2829-"
+                       "2a2b2c2d2e01\",pci_bus_id=\"00000000:02:00.0\",modelName=\"Fake GPU 1\","
+                       "cuda_device=\"0\",verdict=\"pass\"} 1\n"),
+            std::string::npos)
+      << r.out;
+  const auto j = run_cudatool({"check", "--only", "identity", "--json"}, options);
+  const json doc = json::parse(j.out);
+  EXPECT_EQ(doc["devices"][0]["ordinal"], 0);
+  EXPECT_EQ(doc["devices"][0]["nvml_index"], 1);
+  EXPECT_EQ(doc["devices"][0]["pci_bus_id_nvml"], "00000000:02:00.0");
+  EXPECT_EQ(doc["driver_version"], "999.99.99");  // the fake NVML's
 }
 
 // No driver, no device: the textfile is still written whole (cudatool_check_up 0, the exit

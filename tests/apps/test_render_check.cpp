@@ -44,6 +44,7 @@ Report sample_report() {
   report.seconds = 0.53;
   report.node_checks = node_identity_results({h100(0)}, {}, std::nullopt);
   DeviceReport device{h100(0), {}, std::nullopt};
+  device.nvml_index = 3;  // nvidia-smi's GPU 3 is CUDA's device 0 (CUDA_VISIBLE_DEVICES=3)
   device.checks.push_back(identity_result(device.identity, {}, std::nullopt));
   device.checks.push_back(compute_result(0, 16777216, 132, 132, "SASS sm_90", ""));
   device.checks.push_back(
@@ -60,8 +61,8 @@ bool has(const std::string& text, const std::string& part) {
 }
 
 const std::string kLabels =
-    "gpu=\"0\",UUID=\"GPU-7d8a1b0c-1111-2222-3333-444455556666\",pci_bus_id=\"00000000:00:06.0\","
-    "modelName=\"NVIDIA H100 80GB HBM3\"";
+    "gpu=\"3\",UUID=\"GPU-7d8a1b0c-1111-2222-3333-444455556666\",pci_bus_id=\"00000000:00:06.0\","
+    "modelName=\"NVIDIA H100 80GB HBM3\",cuda_device=\"0\"";
 
 // The exposition format's structure: each family's HELP and TYPE once, before its samples,
 // which are contiguous; valid metric and label names; no `unit` label (issue 22).
@@ -117,6 +118,8 @@ TEST(RenderCheck, JsonCarriesEveryField) {
   EXPECT_EQ(d["uuid"], "GPU-7d8a1b0c-1111-2222-3333-444455556666");
   EXPECT_EQ(d["pci_bus_id"], "0000:00:06.0");
   EXPECT_EQ(d["pci_bus_id_nvml"], "00000000:00:06.0");
+  EXPECT_EQ(d["nvml_index"], 3);
+  EXPECT_EQ(d["ordinal"], 0);
   EXPECT_EQ(d["multiprocessor_count"], 132);
   EXPECT_EQ(d["verdict"], "fail");
   EXPECT_EQ(d["checks"][2]["check"], "hostlink");
@@ -316,6 +319,7 @@ TEST(RenderCheck, OccupancyInJsonTextAndPrometheus) {
   EXPECT_EQ(j["verdict"], "warn");
   // The bus id in NVML's form: 8 hex digits of domain, upper-case hex, as nvidia-smi.
   EXPECT_EQ(j["devices"][0]["pci_bus_id_nvml"], "00000000:1A:00.0");
+  EXPECT_FALSE(j["devices"][0].contains("nvml_index"));
 
   const std::string text = check_text(report);
   EXPECT_TRUE(has(text, "warn    processes        2 processes (<= 0)")) << text;
@@ -323,9 +327,10 @@ TEST(RenderCheck, OccupancyInJsonTextAndPrometheus) {
       has(text, "pid 4242 (python3, 77.7 GiB), pid 77 (Xorg, graphics, memory not reported)"))
       << text;
   const std::string prom = check_prometheus(&report, {0, 0});
+  // Without NVML's index, no gpu label (never the CUDA ordinal in its place).
   const std::string labels =
-      "gpu=\"0\",UUID=\"GPU-1\",pci_bus_id=\"00000000:1A:00.0\","
-      "modelName=\"NVIDIA H100 80GB HBM3\"";
+      "UUID=\"GPU-1\",pci_bus_id=\"00000000:1A:00.0\","
+      "modelName=\"NVIDIA H100 80GB HBM3\",cuda_device=\"0\"";
   EXPECT_TRUE(has(prom, "cudatool_check_memory_used_by_others_bytes{" + labels + "} 83429425152\n"))
       << prom;
   EXPECT_TRUE(has(prom, "cudatool_check_other_processes{" + labels + "} 2\n")) << prom;

@@ -92,8 +92,10 @@ if value("cudatool_check_exit_code") != exit_code:
     problems.append(f"cudatool_check_exit_code is not {exit_code}")
 if up:
     # Every GPU's series carry dcgm-exporter's labels.
+    # (gpu is NVML's index: only where NVML is there.)
+    wanted = {"UUID", "pci_bus_id", "modelName", "cuda_device"} | ({"gpu"} if "NVML" in name else set())
     for s in families["cudatool_check_gpu_verdict"].samples:
-        if not {"gpu", "UUID", "pci_bus_id", "modelName"} <= set(s.labels):
+        if not wanted <= set(s.labels):
             problems.append(f"a GPU's sample without dcgm-exporter's labels: {s}")
     if sum(s.value for s in families["cudatool_check_gpu_verdict"].samples
            if s.labels["verdict"] == "fail") < 1:

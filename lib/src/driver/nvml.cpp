@@ -74,6 +74,7 @@ struct Nvml {
   nvmlReturn_t (*by_pci_bus_id)(const char*, nvmlDevice_t*) = nullptr;
   nvmlReturn_t (*memory_info)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*driver_version)(char*, unsigned int) = nullptr;
+  nvmlReturn_t (*device_index)(nvmlDevice_t, unsigned*) = nullptr;
   // The health check's entry points, each by the exact symbol nvml.h declares; a missing
   // one leaves its reading absent.
   nvmlReturn_t (*ecc_mode)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*) = nullptr;
@@ -128,6 +129,7 @@ Nvml load_nvml() {
   nvml.memory_info =
       reinterpret_cast<decltype(nvml.memory_info)>(nvml.library.symbol("nvmlDeviceGetMemoryInfo"));
   resolve(nvml, nvml.driver_version, "nvmlSystemGetDriverVersion");
+  resolve(nvml, nvml.device_index, "nvmlDeviceGetIndex");
   resolve(nvml, nvml.ecc_mode, "nvmlDeviceGetEccMode");
   resolve(nvml, nvml.total_ecc_errors, "nvmlDeviceGetTotalEccErrors");
   resolve(nvml, nvml.retired_pages, "nvmlDeviceGetRetiredPages");
@@ -344,6 +346,15 @@ std::optional<PcieLink> nvml_current_pcie_link(const std::string& pci_bus_id) {
       nvml->curr_pcie_width(d, &link.width) != NVML_SUCCESS)
     return std::nullopt;
   return link;
+}
+
+std::optional<unsigned> nvml_device_index(const std::string& pci_bus_id) {
+  Nvml* nvml = nvml_future().get();
+  if (!nvml->ready || !nvml->device_index) return std::nullopt;
+  nvmlDevice_t device = find(*nvml, pci_bus_id);
+  unsigned index = 0;
+  if (device == nullptr || nvml->device_index(device, &index) != NVML_SUCCESS) return std::nullopt;
+  return index;
 }
 
 std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id) {

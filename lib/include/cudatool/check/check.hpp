@@ -117,7 +117,10 @@ struct DeviceReport {
   DeviceInfo identity;
   std::vector<CheckResult> checks;
   std::optional<Occupancy> occupancy;  // where the occupancy check read NVML
-  Verdict verdict() const;             // the worst of its checks (skipped when it has none)
+  // NVML's index (nvml_device_index: nvidia-smi's and DCGM's number for the GPU, which the
+  // CUDA ordinal need not be); absent where NVML is unavailable.
+  std::optional<unsigned> nvml_index = std::nullopt;
+  Verdict verdict() const;  // the worst of its checks (skipped when it has none)
 };
 
 struct Report {

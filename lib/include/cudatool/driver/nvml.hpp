@@ -103,6 +103,12 @@ struct NvmlUtilization {
 };
 std::optional<NvmlUtilization> nvml_utilization(const std::string& pci_bus_id);
 
+// NVML's index of the device at `pci_bus_id` (nvmlDeviceGetIndex): what nvidia-smi and
+// dcgm-exporter (its `gpu` label) call the GPU, in NVML's order over every GPU it sees,
+// whatever CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER say (the CUDA ordinal may differ);
+// nullopt where NVML is unavailable or does not know the device.
+std::optional<unsigned> nvml_device_index(const std::string& pci_bus_id);
+
 // Starts loading and initialising NVML on a background thread, so its cost overlaps
 // cuInit's; nvml_memory_usage waits for it.
 void nvml_preload();
