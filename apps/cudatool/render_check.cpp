@@ -133,6 +133,15 @@ nlohmann::json occupancy_json(const check::Occupancy& o) {
 
 // ---- Prometheus ----
 
+// The parts appended in order: GCC 12's -O3 -Wrestrict reports false positives on
+// `"literal" + std::string` temporaries (CHANGELOG, issue 22 item 7).
+template <class... Parts>
+std::string concat(const Parts&... parts) {
+  std::string out;
+  (out.append(parts), ...);
+  return out;
+}
+
 // A label value: valid UTF-8 (a byte that is not is U+FFFD, as in the JSON of the same run:
 // the format takes nothing else, and its parsers reject the whole file), with backslash,
 // double quote and newline escaped.
@@ -243,12 +252,13 @@ class Exposition {
     for (auto& f : families_)
       if (f.name == name) family = &f;
     if (family == nullptr) family = &families_.emplace_back(Family{name, help, {}});
-    family->samples.push_back(name + (labels.empty() ? "" : "{" + labels + "}") + " " + value);
+    family->samples.push_back(labels.empty() ? concat(name, " ", value)
+                                             : concat(name, "{", labels, "} ", value));
   }
   std::string str() const {
     std::string out;
     for (const auto& f : families_) {
-      out += "# HELP " + f.name + " " + f.help + "\n# TYPE " + f.name + " gauge\n";
+      out += concat("# HELP ", f.name, " ", f.help, "\n# TYPE ", f.name, " gauge\n");
       for (const auto& s : f.samples) out += s + "\n";
     }
     return out;
@@ -266,7 +276,7 @@ std::string join_labels(const std::vector<std::pair<std::string, std::string>>& 
   std::string out;
   for (const auto& [name, value] : labels) {
     if (!out.empty()) out += ",";
-    out += name + "=\"" + label_value(value) + "\"";
+    out += concat(name, "=\"", label_value(value), "\"");
   }
   return out;
 }
@@ -307,15 +317,15 @@ void add_result(Exposition& out, std::vector<std::pair<std::string, std::string>
               verdict_labels, c.verdict);
   const Quantity* q = quantity_of(c);
   if (q == nullptr || !c.value) return;
-  const std::string unit = q->unit.empty() ? "" : "_" + std::string(q->unit);
-  const std::string value_name = "cudatool_check_" + std::string(q->base) + unit;
+  const std::string unit = q->unit.empty() ? std::string() : concat("_", q->unit);
+  const std::string value_name = concat("cudatool_check_", q->base, unit);
   out.add(value_name, std::string(q->help), join_labels(labels), sample_value(*c.value * q->scale));
   const std::string_view word = threshold_word(c.comparison);
   if (!c.threshold || word.empty()) return;
-  out.add("cudatool_check_" + std::string(q->base) + "_" + std::string(word) + unit,
-          "The threshold of " + value_name + ": the check passes " +
-              std::string(threshold_help(word)) + " it.",
-          join_labels(labels), sample_value(*c.threshold * q->scale));
+  out.add(
+      concat("cudatool_check_", q->base, "_", word, unit),
+      concat("The threshold of ", value_name, ": the check passes ", threshold_help(word), " it."),
+      join_labels(labels), sample_value(*c.threshold * q->scale));
 }
 
 }  // namespace
