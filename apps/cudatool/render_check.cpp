@@ -4,6 +4,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -242,52 +243,75 @@ std::string_view threshold_help(std::string_view word) {
   return "equal to";
 }
 
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
 // The metric families in the order they are first given; each written whole, with its HELP
-// and TYPE lines (every metric here is a gauge).
+// and TYPE lines (every metric here is a gauge). Every sample of a family carries the same
+// label names, in one order (a label a sample lacks is written empty, which Prometheus reads
+// as absent): node_exporter's textfile collector and the Pushgateway have refused families
+// whose "label dimensions" differ.
 class Exposition {
  public:
-  void add(const std::string& name, const std::string& help, const std::string& labels,
+  void add(const std::string& name, const std::string& help, Labels labels,
            const std::string& value) {
     Family* family = nullptr;
     for (auto& f : families_)
       if (f.name == name) family = &f;
     if (family == nullptr) family = &families_.emplace_back(Family{name, help, {}});
-    family->samples.push_back(labels.empty() ? concat(name, " ", value)
-                                             : concat(name, "{", labels, "} ", value));
+    family->samples.push_back({std::move(labels), value});
   }
   std::string str() const {
     std::string out;
     for (const auto& f : families_) {
       out += concat("# HELP ", f.name, " ", f.help, "\n# TYPE ", f.name, " gauge\n");
-      for (const auto& s : f.samples) out += s + "\n";
+      std::vector<std::string> names;
+      for (const auto& sample : f.samples)
+        for (const auto& label : sample.labels)
+          if (std::find(names.begin(), names.end(), label.first) == names.end())
+            names.push_back(label.first);
+      std::stable_sort(names.begin(), names.end(),
+                       [](const auto& a, const auto& b) { return label_rank(a) < label_rank(b); });
+      for (const auto& sample : f.samples) {
+        out += f.name;
+        for (std::size_t i = 0; i < names.size(); ++i) {
+          std::string value;
+          for (const auto& label : sample.labels)
+            if (label.first == names[i]) value = label.second;
+          out += concat(i == 0 ? "{" : ",", names[i], "=\"", label_value(value), "\"");
+        }
+        out += concat(names.empty() ? " " : "} ", sample.value, "\n");
+      }
     }
     return out;
   }
 
  private:
+  // The labels' order: the GPU's (dcgm-exporter's first), then the check's.
+  static std::size_t label_rank(const std::string& name) {
+    static const std::vector<std::string> order = {"gpu",       "UUID",        "pci_bus_id",
+                                                   "modelName", "cuda_device", "peer_gpu",
+                                                   "check",     "name",        "verdict"};
+    const auto at = std::find(order.begin(), order.end(), name);
+    return static_cast<std::size_t>(at - order.begin());  // others after, in given order
+  }
+  struct Sample {
+    Labels labels;
+    std::string value;
+  };
   struct Family {
     std::string name, help;
-    std::vector<std::string> samples;
+    std::vector<Sample> samples;
   };
   std::vector<Family> families_;
 };
-
-std::string join_labels(const std::vector<std::pair<std::string, std::string>>& labels) {
-  std::string out;
-  for (const auto& [name, value] : labels) {
-    if (!out.empty()) out += ",";
-    out += concat(name, "=\"", label_value(value), "\"");
-  }
-  return out;
-}
 
 // A GPU's labels, named as dcgm-exporter names them so that the series join with its: gpu
 // (NVML's index, nvidia-smi's; absent without NVML), UUID, pci_bus_id (NVML's form) and
 // modelName; and cuda_device, the CUDA ordinal (the JSON's `ordinal`, what --device takes),
 // which differs from gpu under CUDA_VISIBLE_DEVICES or CUDA's fastest-first order.
-std::vector<std::pair<std::string, std::string>> gpu_labels(const check::DeviceReport& device) {
+Labels gpu_labels(const check::DeviceReport& device) {
   const DeviceInfo& d = device.identity;
-  std::vector<std::pair<std::string, std::string>> labels;
+  Labels labels;
   if (device.nvml_index) labels.emplace_back("gpu", std::to_string(*device.nvml_index));
   labels.emplace_back("UUID", d.uuid);
   labels.emplace_back("pci_bus_id", nvml_pci_bus_id(d.pci_bus_id).value_or(d.pci_bus_id));
@@ -296,36 +320,43 @@ std::vector<std::pair<std::string, std::string>> gpu_labels(const check::DeviceR
   return labels;
 }
 
-void add_verdict(Exposition& out, const std::string& name, const std::string& help,
-                 std::vector<std::pair<std::string, std::string>> labels, Verdict verdict) {
+void add_verdict(Exposition& out, const std::string& name, const std::string& help, Labels labels,
+                 Verdict verdict) {
   labels.emplace_back("verdict", "");
   for (Verdict v : {Verdict::pass, Verdict::warn, Verdict::fail, Verdict::skipped}) {
     labels.back().second = std::string(verdict_name(v));
-    out.add(name, help, join_labels(labels), verdict == v ? "1" : "0");
+    out.add(name, help, labels, verdict == v ? "1" : "0");
   }
 }
 
-void add_result(Exposition& out, std::vector<std::pair<std::string, std::string>> labels,
-                const CheckResult& c) {
+// A check's verdict and its quantity: a GPU's check with the GPU's labels, a node's (`node`:
+// the count of devices, whether they are alike) in a family of its own, without them.
+void add_result(Exposition& out, Labels labels, const CheckResult& c, bool node) {
   if (c.peer) labels.emplace_back("peer_gpu", std::to_string(*c.peer));
-  std::vector<std::pair<std::string, std::string>> verdict_labels = labels;
+  Labels verdict_labels = labels;
   verdict_labels.emplace_back("check", std::string(kind_name(c.kind)));
   verdict_labels.emplace_back("name", c.name);
-  add_verdict(out, "cudatool_check_verdict",
-              "1 for the check's verdict, 0 for the other three (check: the group --only "
-              "names; name: the check).",
-              verdict_labels, c.verdict);
+  if (node)
+    add_verdict(out, "cudatool_check_node_verdict",
+                "1 for a node check's verdict, 0 for the other three (check: the group --only "
+                "names; name: the check).",
+                verdict_labels, c.verdict);
+  else
+    add_verdict(out, "cudatool_check_verdict",
+                "1 for a GPU check's verdict, 0 for the other three (check: the group --only "
+                "names; name: the check).",
+                verdict_labels, c.verdict);
   const Quantity* q = quantity_of(c);
   if (q == nullptr || !c.value) return;
   const std::string unit = q->unit.empty() ? std::string() : concat("_", q->unit);
   const std::string value_name = concat("cudatool_check_", q->base, unit);
-  out.add(value_name, std::string(q->help), join_labels(labels), sample_value(*c.value * q->scale));
+  out.add(value_name, std::string(q->help), labels, sample_value(*c.value * q->scale));
   const std::string_view word = threshold_word(c.comparison);
   if (!c.threshold || word.empty()) return;
   out.add(
       concat("cudatool_check_", q->base, "_", word, unit),
       concat("The threshold of ", value_name, ": the check passes ", threshold_help(word), " it."),
-      join_labels(labels), sample_value(*c.threshold * q->scale));
+      labels, sample_value(*c.threshold * q->scale));
 }
 
 }  // namespace
@@ -385,41 +416,40 @@ nlohmann::json check_json(const Report& report, int exit_code) {
 
 std::string check_prometheus(const Report* report, const CheckRun& run) {
   Exposition out;
-  out.add("cudatool_build_info",
-          "cudatool's version and the CUDA headers it was built with; always 1.",
-          join_labels({{"version", CUDATOOL_VERSION},
-                       {"cuda_headers", driver::format_cuda_version(CUDA_VERSION)}}),
-          "1");
+  out.add(
+      "cudatool_build_info", "cudatool's version and the CUDA headers it was built with; always 1.",
+      {{"version", CUDATOOL_VERSION}, {"cuda_headers", driver::format_cuda_version(CUDA_VERSION)}},
+      "1");
   out.add("cudatool_check_up",
           "1 when the check ran on the GPUs, 0 when it could not start (no driver, no device, "
           "a driver error: cudatool_check_exit_code says which).",
-          "", report ? "1" : "0");
-  out.add("cudatool_check_success", "1 when cudatool check exited 0 (no check failed), else 0.", "",
+          {}, report ? "1" : "0");
+  out.add("cudatool_check_success", "1 when cudatool check exited 0 (no check failed), else 0.", {},
           run.exit_code == 0 ? "1" : "0");
   out.add("cudatool_check_exit_code",
           "cudatool check's exit code: 0 ok, 9 a check failed, 3 no driver, 4 no device, 5 a "
           "CUDA error (cudatool(1), EXIT STATUS).",
-          "", std::to_string(run.exit_code));
-  out.add("cudatool_check_timestamp_seconds", "When the check ran, in Unix time.", "",
+          {}, std::to_string(run.exit_code));
+  out.add("cudatool_check_timestamp_seconds", "When the check ran, in Unix time.", {},
           sample_value(run.timestamp_seconds));
-  out.add("cudatool_check_devices", "GPUs checked.", "",
+  out.add("cudatool_check_devices", "GPUs checked.", {},
           std::to_string(report ? report->devices.size() : 0));
   if (report == nullptr) return out.str();
-  out.add("cudatool_check_duration_seconds", "Wall time of the check.", "",
+  out.add("cudatool_check_duration_seconds", "Wall time of the check.", {},
           sample_value(report->seconds));
   out.add("cudatool_check_driver_info",
           "The driver's own version (driver_version, as nvidia-smi shows it; \"\" where unknown) "
           "and the CUDA version it supports (cuda_version); always 1.",
-          join_labels({{"driver_version", report->driver_version.value_or("")},
-                       {"cuda_version", driver::format_cuda_version(report->cuda_version)}}),
+          {{"driver_version", report->driver_version.value_or("")},
+           {"cuda_version", driver::format_cuda_version(report->cuda_version)}},
           "1");
   for (const auto& d : report->devices)
     add_verdict(out, "cudatool_check_gpu_verdict",
                 "1 for the GPU's verdict (the worst of its checks), 0 for the other three.",
                 gpu_labels(d), d.verdict());
-  for (const auto& c : report->node_checks) add_result(out, {}, c);
+  for (const auto& c : report->node_checks) add_result(out, {}, c, true);
   for (const auto& d : report->devices)
-    for (const auto& c : d.checks) add_result(out, gpu_labels(d), c);
+    for (const auto& c : d.checks) add_result(out, gpu_labels(d), c, false);
   return out.str();
 }
 

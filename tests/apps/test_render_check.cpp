@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -70,6 +71,7 @@ void expect_well_formed(const std::string& text) {
   std::istringstream lines(text);
   std::string line, current;
   std::set<std::string> families;
+  std::map<std::string, std::string> label_names;  // family -> its first sample's names
   const std::regex sample(
       R"(([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (\S+))");
   while (std::getline(lines, line)) {
@@ -83,6 +85,13 @@ void expect_well_formed(const std::string& text) {
       continue;
     }
     EXPECT_TRUE(std::regex_match(line, sample)) << line;
+    // Every sample of a family has the same label names (node_exporter and the Pushgateway
+    // refuse "inconsistent label dimensions").
+    std::string names;
+    const std::regex label(R"(([a-zA-Z_][a-zA-Z0-9_]*)="(?:[^"\\]|\\.)*")");
+    for (std::sregex_iterator it(line.begin(), line.end(), label), end; it != end; ++it)
+      names += (*it)[1].str() + ",";
+    EXPECT_EQ(label_names.emplace(current, names).first->second, names) << line;
     EXPECT_TRUE(line.rfind(current + "{", 0) == 0 || line.rfind(current + " ", 0) == 0) << line;
     EXPECT_FALSE(has(line, "unit=")) << line;
   }
@@ -150,14 +159,16 @@ TEST(RenderCheck, PrometheusOneMetricPerQuantityInBaseUnits) {
                   "cuda_version=\"13.0\"} 1\n"))
       << text;
   EXPECT_TRUE(has(text, "cudatool_check_gpu_verdict{" + kLabels + ",verdict=\"fail\"} 1\n"));
+  // A family's samples all carry the same label names: peer_gpu is empty where no peer is.
   EXPECT_TRUE(has(text, "cudatool_check_verdict{" + kLabels +
-                            ",check=\"hostlink\",name=\"h2d\",verdict=\"fail\"} 1\n"))
+                            ",peer_gpu=\"\",check=\"hostlink\",name=\"h2d\",verdict=\"fail\"} 1\n"))
       << text;
-  EXPECT_TRUE(has(text, "cudatool_check_verdict{" + kLabels +
-                            ",check=\"hostlink\",name=\"h2d\",verdict=\"pass\"} 0\n"));
-  // Node checks carry no GPU's labels.
   EXPECT_TRUE(
-      has(text, "cudatool_check_verdict{check=\"identity\",name=\"count\",verdict=\"pass\"} 1\n"))
+      has(text, "cudatool_check_verdict{" + kLabels +
+                    ",peer_gpu=\"\",check=\"hostlink\",name=\"h2d\",verdict=\"pass\"} 0\n"));
+  // Node checks carry no GPU's labels, in a family of their own.
+  EXPECT_TRUE(has(
+      text, "cudatool_check_node_verdict{check=\"identity\",name=\"count\",verdict=\"pass\"} 1\n"))
       << text;
   EXPECT_TRUE(has(text,
                   "# TYPE cudatool_check_host_to_device_bytes_per_second gauge\n"
