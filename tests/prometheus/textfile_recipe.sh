@@ -75,6 +75,8 @@ for f in families.values():
         problems.append(f"{f.name} is a {f.type}")
     if not f.documentation:
         problems.append(f"{f.name} has no HELP")
+    if len({tuple(sorted(s.labels)) for s in f.samples}) > 1:
+        problems.append(f"{f.name}'s samples differ in label names (node_exporter refuses that)")
     for s in f.samples:
         if "unit" in s.labels:
             problems.append(f"{s.name} has a unit label")
