@@ -1,6 +1,7 @@
 // cudatool check: a GPU smoke check of every device (identity, occupancy, health, compute,
 // memory bandwidth, host link, peer copies) with a verdict per check; text, JSON or Prometheus.
 #include <cstdlib>
+#include <ctime>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/exit_status.hpp"
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/test_hooks.hpp"
 #include "cudatool/base/text.hpp"
@@ -15,6 +17,7 @@
 #include "cudatool/check/check.hpp"
 #include "cudatool/device/selection.hpp"
 #include "render.hpp"
+#include "render_check.hpp"
 #include "requirement_flags.hpp"
 
 namespace cudatool::app {
@@ -83,56 +86,67 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
                   "Fail when other processes hold more device memory than SIZE (\"2GiB\")");
   sub->add_flag("--strict", options->strict, "Exit 9 on a warning too");
 
-  return {sub, [options, &global]() {
-            // --json is --format json; with another --format it is a contradiction.
-            if (global.json && options->format && *options->format != "json")
-              throw UsageError("--json and --format " + *options->format + " exclude each other");
-            const std::string format = global.json ? "json" : options->format.value_or("text");
-            if (format == "json") global.json = true;
-            check::Options o;
-            // Everything the user gave is checked before the driver is touched.
-            o.kinds = check::select_kinds(options->only, options->skip);
-            o.requirements = parse_requirement_flags(options->requirements);
-            o.expect_name = options->expect_name;
-            if (options->expect_count)
-              o.expect_count = parse_int(*options->expect_count, "--expect-count", 0);
-            if (options->fraction) {
-              const double fraction = parse_decimal(*options->fraction, "--min-fraction", 0, 1);
-              if (fraction <= 0) throw UsageError("--min-fraction must be above 0 (and at most 1)");
-              o.thresholds.fraction = fraction;
-            }
-            o.thresholds.min_h2d_gbps = gbps(options->min_h2d, "--min-h2d-gbps");
-            o.thresholds.min_d2h_gbps = gbps(options->min_d2h, "--min-d2h-gbps");
-            o.thresholds.min_d2d_gbps = gbps(options->min_d2d, "--min-d2d-gbps");
-            o.thresholds.min_peer_gbps = gbps(options->min_peer, "--min-peer-gbps");
-            o.occupancy.require_idle = options->require_idle;
-            if (options->max_used_memory)
-              o.occupancy.max_used_memory =
-                  parse_size(*options->max_used_memory, "--max-used-memory");
-            o.inject_compute_fault = inject_compute_fault();
-            // Every --device is parsed before the first is resolved through the driver.
-            for (const std::string& spec : options->devices) parse_device_spec(spec, "--device");
-            for (const std::string& spec : options->devices) {
-              const Device d = select_device(spec);
-              bool seen = false;
-              for (const Device& e : o.devices) seen = seen || e == d;
-              if (!seen) o.devices.push_back(d);
-            }
+  return {
+      sub, [options, &global]() {
+        // --json is --format json; with another --format it is a contradiction.
+        if (global.json && options->format && *options->format != "json")
+          throw UsageError("--json and --format " + *options->format + " exclude each other");
+        const std::string format = global.json ? "json" : options->format.value_or("text");
+        if (format == "json") global.json = true;
+        check::Options o;
+        // Everything the user gave is checked before the driver is touched.
+        o.kinds = check::select_kinds(options->only, options->skip);
+        o.requirements = parse_requirement_flags(options->requirements);
+        o.expect_name = options->expect_name;
+        if (options->expect_count)
+          o.expect_count = parse_int(*options->expect_count, "--expect-count", 0);
+        if (options->fraction) {
+          const double fraction = parse_decimal(*options->fraction, "--min-fraction", 0, 1);
+          if (fraction <= 0) throw UsageError("--min-fraction must be above 0 (and at most 1)");
+          o.thresholds.fraction = fraction;
+        }
+        o.thresholds.min_h2d_gbps = gbps(options->min_h2d, "--min-h2d-gbps");
+        o.thresholds.min_d2h_gbps = gbps(options->min_d2h, "--min-d2h-gbps");
+        o.thresholds.min_d2d_gbps = gbps(options->min_d2d, "--min-d2d-gbps");
+        o.thresholds.min_peer_gbps = gbps(options->min_peer, "--min-peer-gbps");
+        o.occupancy.require_idle = options->require_idle;
+        if (options->max_used_memory)
+          o.occupancy.max_used_memory = parse_size(*options->max_used_memory, "--max-used-memory");
+        o.inject_compute_fault = inject_compute_fault();
+        // Every --device is parsed before the first is resolved through the driver.
+        for (const std::string& spec : options->devices) parse_device_spec(spec, "--device");
 
-            const check::Report report = check::run_check(o);
-            const check::Verdict verdict = report.verdict();
-            const ExitStatus status = verdict == check::Verdict::fail ||
-                                              (options->strict && verdict == check::Verdict::warn)
-                                          ? ExitStatus::check_failed
-                                          : ExitStatus::success;
-            if (format == "json")
-              print_json(check::report_json(report, to_int(status)));
-            else if (format == "prometheus")
-              std::cout << check::format_prometheus(report, to_int(status));
-            else
-              std::cout << check::format_text(report);
-            return status;
-          }};
+        // From here on, --format prometheus writes its whole document whatever happens
+        // (no driver, no device: cudatool_check_up 0), so that a textfile collector
+        // replaces the node's last file instead of keeping it; the error still exits as
+        // it would otherwise.
+        const double started = static_cast<double>(std::time(nullptr));
+        std::optional<check::Report> report;
+        ExitStatus status = ExitStatus::success;
+        try {
+          for (const std::string& spec : options->devices) {
+            const Device d = select_device(spec);
+            bool seen = false;
+            for (const Device& e : o.devices) seen = seen || e == d;
+            if (!seen) o.devices.push_back(d);
+          }
+          report = check::run_check(o);
+        } catch (const std::exception& e) {
+          if (format == "prometheus")
+            std::cout << check_prometheus(nullptr, {to_int(exit_status_for(e)), started});
+          throw;
+        }
+        const check::Verdict verdict = report->verdict();
+        if (verdict == check::Verdict::fail || (options->strict && verdict == check::Verdict::warn))
+          status = ExitStatus::check_failed;
+        if (format == "json")
+          print_json(check_json(*report, to_int(status)), kCheckSchemaVersion);
+        else if (format == "prometheus")
+          std::cout << check_prometheus(&*report, {to_int(status), started});
+        else
+          std::cout << check_text(*report);
+        return status;
+      }};
 }
 
 }  // namespace cudatool::app

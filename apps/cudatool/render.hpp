@@ -11,15 +11,16 @@
 
 namespace cudatool::app {
 
-// The version of the --json format, one number for every document (cudatool(1), JSON
-// OUTPUT: it moves when a key is removed or renamed or changes type or meaning; adding a key
-// does not move it). share/schemas/*.schema.json describe the documents of this version.
+// The version of a --json document (cudatool(1), JSON OUTPUT): each document's moves when
+// one of its keys is removed or renamed or changes type or meaning; adding a key does not
+// move it. This is every document's but check's (render_check.hpp, kCheckSchemaVersion).
+// share/schemas/*.schema.json describe the documents of these versions.
 inline constexpr int kJsonSchemaVersion = 1;
 
 // Prints one --json document, an object, with its schema_version: every document (errors
 // included) goes through here.
-inline void print_json(nlohmann::json j) {
-  j["schema_version"] = kJsonSchemaVersion;
+inline void print_json(nlohmann::json j, int schema_version = kJsonSchemaVersion) {
+  j["schema_version"] = schema_version;
   // Strings from outside (paths, arguments, logs, file contents) may hold bytes that are
   // not UTF-8: each such byte is written as U+FFFD, the replacement character (nlohmann's
   // error_handler_t::replace), never an abort.

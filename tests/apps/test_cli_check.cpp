@@ -89,7 +89,8 @@ TEST(CliCheck, NvmlMissingSkipsHealthAndExitsZero) {
       run_cudatool({"check", "--only", "identity,health", "--device", "0", "--json"}, fake());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(r.out);
-  EXPECT_EQ(j["driver_version"], "13.0");
+  EXPECT_EQ(j["cuda_version"], "13.0");
+  EXPECT_EQ(j["schema_version"], 2);
   ASSERT_EQ(j["devices"].size(), 1u);
   const json& health = find_check(j["devices"][0]["checks"], "health");
   EXPECT_EQ(health["verdict"], "skipped");
@@ -143,11 +144,64 @@ TEST(CliCheck, PrometheusTextfile) {
   const auto r = run_cudatool({"check", "--only", "identity", "--format", "prometheus"}, fake());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("# TYPE cudatool_check_verdict gauge"), std::string::npos);
-  EXPECT_NE(r.out.find("gpu_name=\"Fake GPU 1\",check=\"identity\",name=\"identity\",peer=\"\","
-                       "verdict=\"pass\"} 1"),
+  // Without NVML, no gpu label: it is NVML's index, never guessed from the CUDA ordinal.
+  EXPECT_NE(r.out.find("cudatool_check_verdict{UUID=\"GPU-20212223-2425-2627-2829-2a2b2c2d2e01\","
+                       "pci_bus_id=\"00000000:02:00.0\",modelName=\"Fake GPU 1\",cuda_device=\"1\","
+                       "check=\"identity\",name=\"identity\",verdict=\"pass\"} 1\n"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("cudatool_check_devices{hostname="), std::string::npos);
+  EXPECT_NE(r.out.find("\ncudatool_check_up 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\ncudatool_check_success 1\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\ncudatool_check_devices 2\n"), std::string::npos) << r.out;
+}
+
+// dcgm-exporter's `gpu` is NVML's index: under CUDA_VISIBLE_DEVICES=1 the CUDA device 0 is
+// nvidia-smi's GPU 1, and the labels say both (JSON: nvml_index beside ordinal).
+TEST(CliCheck, PrometheusGpuLabelIsNvmlsIndex) {
+  auto options = with_fake_nvml({});
+  options.env["CUDA_VISIBLE_DEVICES"] = "1";
+  const auto r = run_cudatool({"check", "--only", "identity", "--format", "prometheus"}, options);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("cudatool_check_gpu_verdict{gpu=\"1\",UUID=\"GPU-20212223-2425-2627-2829-"
+                       "2a2b2c2d2e01\",pci_bus_id=\"00000000:02:00.0\",modelName=\"Fake GPU 1\","
+                       "cuda_device=\"0\",verdict=\"pass\"} 1\n"),
+            std::string::npos)
+      << r.out;
+  const auto j = run_cudatool({"check", "--only", "identity", "--json"}, options);
+  const json doc = json::parse(j.out);
+  EXPECT_EQ(doc["devices"][0]["ordinal"], 0);
+  EXPECT_EQ(doc["devices"][0]["nvml_index"], 1);
+  EXPECT_EQ(doc["devices"][0]["pci_bus_id_nvml"], "00000000:02:00.0");
+  EXPECT_EQ(doc["driver_version"], "999.99.99");  // the fake NVML's
+}
+
+// No driver, no device: the textfile is still written whole (cudatool_check_up 0, the exit
+// code), so that the collector replaces the node's last file; the error is still the usual
+// one line on stderr and exit code.
+TEST(CliCheck, PrometheusIsWrittenWithoutADriverOrADevice) {
+  for (const auto& [options, code] :
+       std::vector<std::pair<ProcessOptions, int>>{{without_driver(), 3},
+                                                   {fake({{"FAKE_CUDA_DEVICES", ""}}), 4},
+                                                   {fake({{"FAKE_CUDA_INIT_RESULT", "999"}}), 5}}) {
+    const auto r = run_cudatool({"check", "--format", "prometheus"}, options);
+    EXPECT_EQ(r.exit_code, code) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1) << r.err;
+    EXPECT_TRUE(r.out.starts_with("# HELP cudatool_build_info ")) << r.out;
+    EXPECT_NE(r.out.find("\ncudatool_check_up 0\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncudatool_check_success 0\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\ncudatool_check_exit_code " + std::to_string(code) + "\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_TRUE(r.out.ends_with("\ncudatool_check_devices 0\n")) << r.out;
+  }
+  // --device naming no device: the same.
+  const auto r = run_cudatool({"check", "--format", "prometheus", "--device", "7"}, fake());
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.out.find("\ncudatool_check_exit_code 4\n"), std::string::npos) << r.out;
+  // Bad input is refused before anything is written, as for every format.
+  const auto bad = run_cudatool({"check", "--format", "prometheus", "--only", "bogus"}, fake());
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_EQ(bad.out, "");
 }
 
 // ---- Occupancy and throttle reasons through the fake NVML (tests/fake_driver) ----
@@ -376,12 +430,14 @@ TEST(CliCheckOccupancy, PrometheusCarriesTheOccupancyChecks) {
       run_cudatool({"check", "--only", "occupancy", "--device", "0", "--format", "prometheus"},
                    nvml({{"FAKE_NVML_PROCESSES", "1/4242/83429425152/C"}}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.out.find("check=\"occupancy\",name=\"processes\",peer=\"\",verdict=\"warn\"} 1"),
+  EXPECT_NE(r.out.find("check=\"occupancy\",name=\"processes\",verdict=\"warn\"} 1"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("check=\"occupancy\",name=\"used_memory\",peer=\"\",unit=\"GiB\"} 77.69"),
+  EXPECT_NE(r.out.find("cudatool_check_memory_used_by_others_bytes{gpu=\"0\",UUID=\"GPU-"),
             std::string::npos)
       << r.out;
+  EXPECT_NE(r.out.find("\"} 83429425152\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\ncudatool_check_other_processes{"), std::string::npos) << r.out;
 }
 
 class CliCheckGpu : public GpuTest {};

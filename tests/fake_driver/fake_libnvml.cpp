@@ -123,6 +123,11 @@ nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* id, Device** device) {
   *device = reinterpret_cast<Device*>(static_cast<std::uintptr_t>(bus));
   return kSuccess;
 }
+// NVML's index: bus order, over every fake GPU (CUDA_VISIBLE_DEVICES does not change it).
+nvmlReturn_t nvmlDeviceGetIndex(Device* d, unsigned* index) {
+  *index = bus_of(d) - 1;
+  return kSuccess;
+}
 nvmlReturn_t nvmlDeviceGetMemoryInfo(Device* d, Memory* m) {
   m->total = kTotal;
   m->used = used_memory(bus_of(d)) + kReserved;  // the v1 query counts the reservation

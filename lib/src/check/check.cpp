@@ -22,6 +22,7 @@
 #include "cudatool/compile/module.hpp"
 #include "cudatool/device/context.hpp"
 #include "cudatool/driver/driver.hpp"
+#include "cudatool/driver/driver_release.hpp"
 
 namespace cudatool::check_kernels {
 extern const unsigned char check_fatbin[];
@@ -775,15 +776,15 @@ std::string embedded_kernel_contents() {
 
 Report run_check(const Options& options) {
   const auto start = std::chrono::steady_clock::now();
-  const bool need_nvml = options.kinds.count(Kind::health) || options.kinds.count(Kind::hostlink) ||
-                         options.kinds.count(Kind::memory) || options.kinds.count(Kind::peer) ||
-                         options.kinds.count(Kind::occupancy);
-  if (need_nvml) nvml_preload();  // overlaps cuInit
+  // NVML is loaded for every check (it names each GPU by nvidia-smi's index), on a thread
+  // of its own while cuInit runs.
+  nvml_preload();
   Report report;
   report.hostname = hostname();
   report.kernel_form = embedded_kernel_contents();
   const std::vector<Device> devices = options.devices.empty() ? Device::all() : options.devices;
-  report.driver_version = driver::api().driver_version;
+  report.cuda_version = driver::api().driver_version;
+  report.driver_version = driver_release(true);
 
   std::vector<std::unique_ptr<DeviceRun>> runs;
   std::vector<DeviceInfo> infos;
@@ -849,7 +850,9 @@ Report run_check(const Options& options) {
         }
     }
   }
-  for (auto& run : runs) report.devices.push_back({run->info, run->results, run->occupancy});
+  for (auto& run : runs)
+    report.devices.push_back(
+        {run->info, run->results, run->occupancy, nvml_device_index(run->info.pci_bus_id)});
   runs.clear();  // frees buffers and contexts before the clock stops
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -138,6 +138,9 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
        {"clock_rate_khz", d.clock_rate_khz},
        {"memory_clock_rate_khz", d.memory_clock_rate_khz},
        {"global_memory_bus_width_bits", d.global_memory_bus_width}};
+  // The bus id as nvidia-smi and DCGM write it, to join with their data (pci_bus_id stays
+  // CUDA's form, which --device and cuDeviceGetByPCIBusId take).
+  if (auto nvml_form = nvml_pci_bus_id(d.pci_bus_id)) j["pci_bus_id_nvml"] = *nvml_form;
   if (d.memory_usage) {
     j["free_memory_bytes"] = d.memory_usage->free;
     j["used_memory_bytes"] = d.memory_usage->used;

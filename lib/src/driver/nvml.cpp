@@ -1,5 +1,6 @@
 #include "cudatool/driver/nvml.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <future>
@@ -73,6 +74,7 @@ struct Nvml {
   nvmlReturn_t (*by_pci_bus_id)(const char*, nvmlDevice_t*) = nullptr;
   nvmlReturn_t (*memory_info)(nvmlDevice_t, nvmlMemory_t*) = nullptr;
   nvmlReturn_t (*driver_version)(char*, unsigned int) = nullptr;
+  nvmlReturn_t (*device_index)(nvmlDevice_t, unsigned*) = nullptr;
   // The health check's entry points, each by the exact symbol nvml.h declares; a missing
   // one leaves its reading absent.
   nvmlReturn_t (*ecc_mode)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*) = nullptr;
@@ -127,6 +129,7 @@ Nvml load_nvml() {
   nvml.memory_info =
       reinterpret_cast<decltype(nvml.memory_info)>(nvml.library.symbol("nvmlDeviceGetMemoryInfo"));
   resolve(nvml, nvml.driver_version, "nvmlSystemGetDriverVersion");
+  resolve(nvml, nvml.device_index, "nvmlDeviceGetIndex");
   resolve(nvml, nvml.ecc_mode, "nvmlDeviceGetEccMode");
   resolve(nvml, nvml.total_ecc_errors, "nvmlDeviceGetTotalEccErrors");
   resolve(nvml, nvml.retired_pages, "nvmlDeviceGetRetiredPages");
@@ -190,6 +193,35 @@ std::shared_future<Nvml*>& nvml_future() {
 }
 
 }  // namespace
+
+std::optional<std::string> nvml_pci_bus_id(std::string_view id) {
+  // Each field: 1 to `digits` hex digits, then `end` (or the end of the text).
+  unsigned long fields[4] = {};
+  const std::size_t widths[4] = {8, 2, 2, 1};
+  const char ends[4] = {':', ':', '.', '\0'};
+  std::size_t at = 0;
+  for (int f = 0; f < 4; ++f) {
+    std::size_t digits = 0;
+    while (at < id.size() && std::isxdigit(static_cast<unsigned char>(id[at])) &&
+           digits <= widths[f]) {
+      const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(id[at])));
+      fields[f] = fields[f] * 16 + static_cast<unsigned long>(c <= '9' ? c - '0' : c - 'a' + 10);
+      ++at;
+      ++digits;
+    }
+    if (digits == 0 || digits > widths[f]) return std::nullopt;
+    if (ends[f] == '\0') {
+      if (at != id.size()) return std::nullopt;
+    } else {
+      if (at >= id.size() || id[at] != ends[f]) return std::nullopt;
+      ++at;
+    }
+  }
+  char out[32];
+  std::snprintf(out, sizeof out, "%08lX:%02lX:%02lX.%lX", fields[0], fields[1], fields[2],
+                fields[3]);
+  return out;
+}
 
 void nvml_preload() {
   nvml_future();
@@ -314,6 +346,15 @@ std::optional<PcieLink> nvml_current_pcie_link(const std::string& pci_bus_id) {
       nvml->curr_pcie_width(d, &link.width) != NVML_SUCCESS)
     return std::nullopt;
   return link;
+}
+
+std::optional<unsigned> nvml_device_index(const std::string& pci_bus_id) {
+  Nvml* nvml = nvml_future().get();
+  if (!nvml->ready || !nvml->device_index) return std::nullopt;
+  nvmlDevice_t device = find(*nvml, pci_bus_id);
+  unsigned index = 0;
+  if (device == nullptr || nvml->device_index(device, &index) != NVML_SUCCESS) return std::nullopt;
+  return index;
 }
 
 std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id) {

@@ -1,14 +1,14 @@
 // `cudatool check`: a GPU smoke check of every device in seconds. Plain result structs (a
-// verdict, the measured value, the threshold, the unit and the reason per check), the
-// threshold logic as pure functions (tested without a GPU), and run_check, which runs the
-// checks on every device in parallel (one thread and context per device).
+// verdict, the measured value, the threshold, the unit and the reason per check; the app
+// renders them, apps/cudatool/render_check.cpp), the threshold logic as pure functions
+// (tested without a GPU), and run_check, which runs the checks on every device in parallel
+// (one thread and context per device).
 //
 // Defaults are fractions of the theoretical rate (75%: what DCGM's diagnostics and Azure's
 // H100 node health checks use for memory and PCIe bandwidth), each overridable.
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <span>
@@ -117,12 +117,17 @@ struct DeviceReport {
   DeviceInfo identity;
   std::vector<CheckResult> checks;
   std::optional<Occupancy> occupancy;  // where the occupancy check read NVML
-  Verdict verdict() const;             // the worst of its checks (skipped when it has none)
+  // NVML's index (nvml_device_index: nvidia-smi's and DCGM's number for the GPU, which the
+  // CUDA ordinal need not be); absent where NVML is unavailable.
+  std::optional<unsigned> nvml_index = std::nullopt;
+  Verdict verdict() const;  // the worst of its checks (skipped when it has none)
 };
 
 struct Report {
   std::string hostname;
-  int driver_version = 0;   // cuDriverGetVersion
+  int cuda_version = 0;  // cuDriverGetVersion: 13000 for CUDA 13.0
+  // The driver's own version, "580.159.04" (driver/driver_release.hpp); absent where unknown.
+  std::optional<std::string> driver_version;
   std::string kernel_form;  // what the embedded fatbin holds: "SASS sm_75,... + PTX compute_75"
   std::vector<CheckResult> node_checks;  // count, heterogeneity, peer when not per device
   std::vector<DeviceReport> devices;
@@ -226,12 +231,5 @@ inline std::uint32_t pattern(std::uint64_t i, std::uint32_t seed) {
 
 // The median of `samples` (the mean of the middle two for an even count); 0 if empty.
 double median(std::vector<double> samples);
-
-// ---- Rendering (strings; the app prints them) ----
-
-std::string format_text(const Report& report);
-// The --json document (schema_version is added by the app's print_json).
-nlohmann::json report_json(const Report& report, int exit_code);
-std::string format_prometheus(const Report& report, int exit_code);
 
 }  // namespace cudatool::check

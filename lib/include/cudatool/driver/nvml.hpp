@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudatool {
@@ -16,6 +17,12 @@ struct MemoryUsage {
   std::uint64_t free = 0;   // bytes
   std::uint64_t used = 0;   // bytes
 };
+
+// A PCI bus id in NVML's form, as nvidia-smi (pci.bus_id) and dcgm-exporter (its pci_bus_id
+// label) write it: "00000000:1A:00.0", the domain in 8 hex digits, hex digits upper-case.
+// From CUDA's form ("0000:1a:00.0", cuDeviceGetPCIBusId) or NVML's own; nullopt where `id`
+// is not DOMAIN:BUS:DEVICE.FUNCTION in hex (at most 8, 2, 2 and 1 digits).
+std::optional<std::string> nvml_pci_bus_id(std::string_view id);
 
 // Memory of the device at `pci_bus_id` ("0000:07:00.0"), or nullopt. Loads NVML once.
 std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id);
@@ -95,6 +102,12 @@ struct NvmlUtilization {
   unsigned memory = 0;
 };
 std::optional<NvmlUtilization> nvml_utilization(const std::string& pci_bus_id);
+
+// NVML's index of the device at `pci_bus_id` (nvmlDeviceGetIndex): what nvidia-smi and
+// dcgm-exporter (its `gpu` label) call the GPU, in NVML's order over every GPU it sees,
+// whatever CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER say (the CUDA ordinal may differ);
+// nullopt where NVML is unavailable or does not know the device.
+std::optional<unsigned> nvml_device_index(const std::string& pci_bus_id);
 
 // Starts loading and initialising NVML on a background thread, so its cost overlaps
 // cuInit's; nvml_memory_usage waits for it.
