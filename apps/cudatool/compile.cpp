@@ -116,28 +116,22 @@ void check_output_path(const std::string& output) {
 std::vector<Arch> target_archs(const CompileFlags& flags, const ProjectFlags* project) {
   std::vector<Arch> archs;
   auto add = [&](const std::string& text) {
-    const Arch arch = Arch::parse(text);
+    const Arch arch = Arch::parse(text, "--arch");
+    check_supported(arch, "--arch");
     for (const auto& a : archs)
-      if (a.str() == arch.str()) return;
+      if (a == arch) return;
     archs.push_back(arch);
   };
   if (flags.arch) {
-    std::size_t start = 0;
     const std::string& list = *flags.arch;
-    while (start <= list.size()) {
-      const std::size_t end = std::min(list.find(',', start), list.size());
-      const std::string item = list.substr(start, end - start);
-      if (item.empty())
-        throw UsageError("--arch \"" + list + "\": an empty entry in the list (expected e.g. " +
-                         "sm_80,sm_90)");
+    for (const std::string& item : split_list(list, "--arch", "sm_80,sm_90")) {
       try {
         add(item);
       } catch (const UsageError& e) {
         if (item == list) throw;
-        throw UsageError("--arch \"" + list + "\": entry \"" + item + "\": " +
+        throw UsageError("--arch " + quote_input(list) + ": entry " + quote_input(item) + ": " +
                          std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
       }
-      start = end + 1;
     }
     return archs;
   }
@@ -497,7 +491,7 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
             fs::create_directories(*t.request.keep_dir);
           }
           const OutputKind kind =
-              t.request.output.value_or(arch.real ? OutputKind::cubin : OutputKind::ptx);
+              t.request.output.value_or(arch.real() ? OutputKind::cubin : OutputKind::ptx);
           if ((flags.threads || flags.load) && kind != OutputKind::cubin)
             throw UsageError(std::string(flags.load ? "--load" : "--threads") +
                              " needs a CUBIN (an sm_XX target, without --ptx)");

@@ -34,7 +34,7 @@ namespace {
 struct KernelsOptions {
   std::vector<std::string> files;
   std::vector<std::string> arch_lists;  // each --arch as given: comma-separated
-  std::vector<std::string> arch;
+  std::vector<Arch> arch;
   std::optional<std::string> kernel;
   // Numbers go through the strict parser (base/numbers.hpp), as in every other command.
   std::optional<std::string> threads_text, jobs_text;
@@ -273,17 +273,9 @@ ExitStatus run_kernels(KernelsOptions o, GlobalOptions& global) {
   const bool csv = format == TableFormat::csv || format == TableFormat::csv_noheader;
   // Split here, not by CLI11 (which drops empty entries): "sm_90," is an error, as in
   // compile --arch.
-  for (const std::string& list : o.arch_lists) {
-    for (std::size_t start = 0; start <= list.size();) {
-      const std::size_t end = std::min(list.find(',', start), list.size());
-      if (end == start && list.size() > 0)
-        throw UsageError("--arch " + quote_input(list) +
-                         ": an empty entry in the list (expected e.g. sm_80,sm_90)");
-      o.arch.push_back(list.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  for (const auto& a : o.arch) check_arch_filter(a);
+  for (const std::string& list : o.arch_lists)
+    for (const std::string& item : split_list(list, "--arch", "sm_80,sm_90"))
+      o.arch.push_back(Arch::parse(item, "--arch"));
   if (o.threads_text) o.threads = parse_int(*o.threads_text, "--threads", 1, 1024);
   if (o.jobs_text) o.jobs = static_cast<unsigned>(parse_int(*o.jobs_text, "--jobs", 1, 1024));
   if (o.sort &&

@@ -279,6 +279,9 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
   int registers = o.regs ? parse_count(*o.regs, "--regs", 0) : 0;
   std::size_t shared_mem = o.smem ? parse_size(*o.smem, "--smem") : 0;
   int barriers = o.barriers ? parse_count(*o.barriers, "--barriers", 0) : 1;
+  // The grammar first; whether the table has the architecture is checked where it is read.
+  const std::optional<Arch> arch_flag =
+      o.arch ? std::optional<Arch>(Arch::parse(*o.arch, "--arch")) : std::nullopt;
   std::optional<std::string> arch = o.arch;
   std::optional<ScannedKernel> from;
   std::string from_arch;
@@ -289,8 +292,7 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
       throw UsageError("--kernel-from takes --regs and --barriers from the kernel: leave them out");
     const KernelNameFilter pattern(*o.kernel, "--kernel");
     ScanOptions scan;
-    if (o.arch && (o.arch->rfind("sm_", 0) == 0 || o.arch->rfind("compute_", 0) == 0))
-      scan.arch = {*o.arch};
+    if (arch_flag) scan.arch = {*arch_flag};
     const ScanResult found = scan_binaries({*o.kernel_from}, scan);
     std::vector<const ScannedKernel*> matches;
     std::set<std::string> names, archs;
@@ -340,7 +342,7 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
   std::optional<DeviceData> devdata;
   std::string where;
   if (arch) {
-    devdata.emplace(*arch);  // the table only: no driver is loaded
+    devdata.emplace(*arch, o.arch ? "--arch" : "architecture");  // the table only: no driver
   } else {
     use_device_cache(o.fresh);
     const Device device = select_device(o.device);

@@ -34,22 +34,6 @@ struct JobResult {
   std::string error;
 };
 
-// "sm_90a" -> {"sm", 90, "a"}; false when it is not of that form.
-bool split_arch(const std::string& arch, std::string& prefix, int& number, std::string& suffix) {
-  const auto underscore = arch.find('_');
-  if (underscore == std::string::npos) return false;
-  prefix = arch.substr(0, underscore);
-  if (prefix != "sm" && prefix != "compute") return false;
-  std::size_t i = underscore + 1;
-  number = 0;
-  const std::size_t first = i;
-  while (i < arch.size() && arch[i] >= '0' && arch[i] <= '9' && number < 100000)
-    number = number * 10 + (arch[i++] - '0');
-  if (i == first) return false;
-  suffix = arch.substr(i);
-  return suffix.empty() || suffix == "a" || suffix == "f";
-}
-
 class Scanner {
  public:
   explicit Scanner(const ScanOptions& options) : options_(options) {}
@@ -359,26 +343,11 @@ class Scanner {
 
 }  // namespace
 
-void check_arch_filter(const std::string& filter) {
-  std::string prefix, suffix;
-  int number = 0;
-  if (!split_arch(filter, prefix, number, suffix))
-    throw UsageError("--arch " + quote_input(filter) +
-                     ": expected an architecture such as sm_90, sm_90a, sm_100f or compute_90");
-}
-
-bool arch_matches(const std::string& arch, const std::vector<std::string>& filters) {
-  std::string prefix, suffix;
-  int number = 0;
-  if (!split_arch(arch, prefix, number, suffix)) return false;
-  for (const std::string& f : filters) {
-    std::string fprefix, fsuffix;
-    int fnumber = 0;
-    if (!split_arch(f, fprefix, fnumber, fsuffix) || fnumber != number) continue;
-    if (prefix == "compute" && fprefix == "sm" && fsuffix.empty()) return true;
-    if (prefix != fprefix) continue;
-    if (fsuffix.empty() || fsuffix == suffix) return true;
-  }
+bool arch_matches(const std::string& arch, const std::vector<Arch>& filters) {
+  const auto image = Arch::try_parse(arch);
+  if (!image) return false;
+  for (const Arch& filter : filters)
+    if (image->passes(filter)) return true;
   return false;
 }
 

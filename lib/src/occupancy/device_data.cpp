@@ -197,31 +197,9 @@ const DeviceProperties* find_architecture(ComputeCapability cc) {
 }
 
 std::optional<ComputeCapability> architecture_name_to_compute_capability(std::string_view text) {
-  std::string name(text);
-  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
-  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) name.erase(0, 1);
-  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-
-  ComputeCapability cc{-1, -1};
-  std::string_view digits;
-  if (name.starts_with("sm_"))
-    digits = std::string_view(name).substr(3);
-  else if (name.starts_with("compute_"))
-    digits = std::string_view(name).substr(8);
-  if (!digits.empty()) {
-    // An architecture- or family-specific target ("sm_90a", "sm_100f") runs on the base
-    // architecture's hardware: the same limits.
-    if (digits.back() == 'a' || digits.back() == 'f') digits.remove_suffix(1);
-    int number = -1;
-    const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-    if (digits.size() >= 2 && digits.size() <= 3 && r.ec == std::errc() &&
-        r.ptr == digits.data() + digits.size())
-      cc = {number / 10, number % 10};
-  } else {
-    cc = parse_dotted(name);
-  }
-  if (cc.major < 0) return std::nullopt;
-  return cc;
+  const auto arch = Arch::try_parse(text);
+  if (!arch) return std::nullopt;
+  return arch->cc;
 }
 
 const DeviceProperties* lookup_architecture(std::string_view text) {
@@ -229,15 +207,12 @@ const DeviceProperties* lookup_architecture(std::string_view text) {
   return cc ? find_architecture(*cc) : nullptr;
 }
 
-ComputeCapability parse_architecture(std::string_view text) {
-  const auto cc = architecture_name_to_compute_capability(text);
-  if (!cc)
-    throw UsageError("unknown architecture " + quote_input(text) +
-                     ": expected sm_XX, compute_XX or X.Y (known: " + known_list() + ")");
-  const DeviceProperties* row = find_architecture(*cc);
+ComputeCapability parse_architecture(std::string_view text, std::string_view source) {
+  const Arch arch = Arch::parse(text, source);
+  const DeviceProperties* row = find_architecture(arch.cc);
   if (!row)
-    throw UsageError("architecture " + quote_input(text) + " (compute capability " + cc->str() +
-                     ") is not in cudatool's table (known: " + known_list() + ")");
+    throw UsageError(std::string(source) + " " + quote_input(text) + ": compute capability " +
+                     arch.cc.str() + " is not in cudatool's table (known: " + known_list() + ")");
   return row->compute_capability;
 }
 
@@ -278,8 +253,8 @@ DeviceData::DeviceData(DeviceProperties properties, DeviceDataOrigin origin)
                      std::to_string(p.shared_memory_per_block) + ")");
 }
 
-DeviceData::DeviceData(std::string_view architecture)
-    : DeviceData(*find_architecture(parse_architecture(architecture)),
+DeviceData::DeviceData(std::string_view architecture, std::string_view source)
+    : DeviceData(*find_architecture(parse_architecture(architecture, source)),
                  DeviceDataOrigin::architecture_table) {}
 
 DeviceData::DeviceData(const Device& device) : origin_(DeviceDataOrigin::device) {

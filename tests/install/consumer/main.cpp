@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
 
   cudatool::CompileRequest request;
   request.source = "__global__ void k(int* p) { *p = 1; }";
-  request.arch = cudatool::Arch::parse("sm_90");
+  request.arch = cudatool::Arch::parse("sm_90", "arch");
   request.engine = cudatool::Engine::nvrtc;
   try {
     const cudatool::CompileResult compiled = cudatool::compile_uncached(request);

@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <vector>
+#include "cudatool/base/arch.hpp"
 
 #include "cudatool/binary/cubin.hpp"
 
@@ -29,7 +30,7 @@ struct ImageKernels;
 struct ScanOptions {
   // Architectures to keep ("sm_90" also keeps sm_90a and sm_90f; "sm_90a" only itself);
   // empty for all.
-  std::vector<std::string> arch;
+  std::vector<Arch> arch;
   unsigned threads = 0;  // worker threads; 0 for one per hardware thread
   // Called from the calling thread about every 100 ms while entries are read.
   std::function<void(std::size_t done, std::size_t total)> progress;
@@ -113,10 +114,9 @@ ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOption
 ScanResult scan_bytes(std::span<const std::uint8_t> bytes, const std::string& name,
                       const ScanOptions& options);
 
-// Whether an image's architecture passes the --arch filters (see ScanOptions::arch);
-// PTX ("compute_90") matches "sm_90" and "compute_90".
-bool arch_matches(const std::string& arch, const std::vector<std::string>& filters);
-// Checks --arch values: "sm_90", "sm_90a", "sm_100f", "compute_90"; UsageError otherwise.
-void check_arch_filter(const std::string& filter);
+// Whether an image's architecture passes the filters (see ScanOptions::arch, Arch::passes);
+// PTX ("compute_90") matches "sm_90" and "compute_90". An image whose architecture is
+// outside the grammar (a malformed fatbin entry) passes none.
+bool arch_matches(const std::string& arch, const std::vector<Arch>& filters);
 
 }  // namespace cudatool
