@@ -31,7 +31,9 @@
 #include "cudatool/device/context.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/kernel_occupancy.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "kernel_occupancy_json.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
@@ -190,8 +192,9 @@ struct Target {
   CompileRequest request;
   CompileResult result;
   std::vector<KernelResources> kernels;
-  std::vector<std::optional<OccupancyRecord>> occupancy;  // at --threads; nullopt: cannot run
-  std::vector<std::string> occupancy_notes;
+  std::vector<KernelBounds> bounds;        // one per kernel
+  bool relocatable = false;                // --rdc: no occupancy before the device link
+  std::vector<KernelOccupancy> occupancy;  // at --threads
   std::vector<KernelResources> loaded;
   std::vector<ResourceDifference> differences;
 };
@@ -217,13 +220,7 @@ nlohmann::json target_json(const Target& t, const CompileFlags& flags, const Com
   nlohmann::json list = nlohmann::json::array();
   for (std::size_t i = 0; i < t.kernels.size(); ++i) {
     nlohmann::json k = t.kernels[i];
-    if (flags.threads) {
-      if (t.occupancy[i])
-        k["occupancy"] = *t.occupancy[i];
-      else
-        k["occupancy"] = {
-            {"threads", *flags.threads}, {"tb_per_mp", nullptr}, {"error", t.occupancy_notes[i]}};
-    }
+    if (flags.threads) k["occupancy"] = kernel_occupancy_json(t.occupancy[i]);
     if (flags.load) k["loaded"] = t.loaded[i];
     list.push_back(std::move(k));
   }
@@ -263,12 +260,11 @@ void print_target_text(const Target& t, const CompileFlags& flags) {
                 << column(k.shared_size_bytes, 17) << "  " << column(k.local_size_bytes, 16) << "  "
                 << column(k.const_size_bytes, 16) << "  " << column(k.max_threads_per_block, 21);
       if (flags.threads) {
-        if (t.occupancy[i]) {
-          std::cout << "  " << static_cast<int>(t.occupancy[i]->occupancy * 100 + 0.5) << "% ("
-                    << t.occupancy[i]->tb_per_mp << " blocks/SM, " << t.occupancy[i]->limited_by
-                    << ")";
+        if (const auto& record = t.occupancy[i].record) {
+          std::cout << "  " << static_cast<int>(record->occupancy * 100 + 0.5) << "% ("
+                    << record->tb_per_mp << " blocks/SM, " << record->limited_by << ")";
         } else {
-          std::cout << "  - (" << t.occupancy_notes[i] << ")";
+          std::cout << "  - (" << t.occupancy[i].reason << ")";
         }
       }
       std::cout << '\n';
@@ -508,33 +504,19 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
           }
           if (!t.result.log.empty() && !global.json)
             std::cerr << t.result.log << (t.result.log.back() == '\n' ? "" : "\n");
-          if (t.result.output == OutputKind::cubin)
-            t.kernels =
+          if (t.result.output == OutputKind::cubin) {
+            CubinInfo info =
                 read_cubin(std::span(reinterpret_cast<const std::uint8_t*>(t.result.image.data()),
-                                     t.result.image.size()))
-                    .kernels;
+                                     t.result.image.size()));
+            t.kernels = std::move(info.kernels);
+            t.bounds = std::move(info.bounds);
+            t.relocatable = info.relocatable;
+          }
           if (flags.threads) {
-            const DeviceData devdata(arch.str());
-            // Where the table lacks a value occupancy needs (sm_88), each kernel says so.
-            const auto unknown = occupancy_unknown(devdata);
-            for (const auto& k : t.kernels) {
-              if (unknown) {
-                t.occupancy.emplace_back();
-                t.occupancy_notes.push_back(unknown->message());
-                continue;
-              }
-              if (*flags.threads > k.max_threads_per_block) {
-                t.occupancy.emplace_back();
-                t.occupancy_notes.push_back(std::to_string(*flags.threads) +
-                                            " threads exceed this kernel's max_threads_per_block " +
-                                            std::to_string(k.max_threads_per_block));
-                continue;
-              }
-              t.occupancy.emplace_back(OccupancyRecord(
-                  devdata, *flags.threads, static_cast<std::size_t>(k.shared_size_bytes),
-                  k.num_regs, std::max(1, k.num_barriers)));
-              t.occupancy_notes.emplace_back();
-            }
+            ArchitectureTable table;
+            for (std::size_t i = 0; i < t.kernels.size(); ++i)
+              t.occupancy.push_back(occupancy_for_kernel(
+                  table, arch.str(), t.kernels[i], t.bounds[i], t.relocatable, *flags.threads));
           }
           if (flags.load) {
             const Context context(select_device(flags.device));

@@ -21,6 +21,7 @@
 #include "cudatool/device/device_cache.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/kernel_occupancy.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
 #include "render.hpp"
 
@@ -325,11 +326,12 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
     registers = from->resources.num_regs;
     shared_mem += static_cast<std::size_t>(from->resources.shared_size_bytes);  // --smem: dynamic
     barriers = std::max(1, from->resources.num_barriers);
-    if (threads > from->resources.max_threads_per_block)
-      throw UsageError("--threads " + std::to_string(threads) + ": " +
-                       quote_input(from->resources.demangled) + " allows at most " +
-                       std::to_string(from->resources.max_threads_per_block) +
-                       " threads per block");
+    // The same answer as kernels and compile give (occupancy/kernel_occupancy.hpp).
+    if (threads > 0)
+      if (const auto problem = block_size_problem(from->resources, from->bounds,
+                                                  found.images[from->image].relocatable, threads))
+        throw UsageError("--threads " + std::to_string(threads) + ": " +
+                         quote_input(from->resources.demangled) + ": " + *problem);
   }
   const std::optional<int> sms =
       o.sms ? std::optional<int>(parse_count(*o.sms, "--sms", 1)) : std::nullopt;

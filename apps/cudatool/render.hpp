@@ -14,7 +14,7 @@ namespace cudatool::app {
 // The version of the --json format, one number for every document (cudatool(1), JSON
 // OUTPUT: it moves when a key is removed or renamed or changes type or meaning; adding a key
 // does not move it). share/schemas/*.schema.json describe the documents of this version.
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;
 
 // Prints one --json document, an object, with its schema_version: every document (errors
 // included) goes through here.
