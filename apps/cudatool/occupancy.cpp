@@ -6,7 +6,6 @@
 #include <iostream>
 #include <limits>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -295,32 +294,13 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
     ScanOptions scan;
     if (arch_flag) scan.arch = {*arch_flag};
     const ScanResult found = scan_binaries({*o.kernel_from}, scan);
-    std::vector<const ScannedKernel*> matches;
-    std::set<std::string> names, archs;
-    for (const auto& k : found.kernels)
-      if (pattern.matches(k.resources)) {
-        matches.push_back(&k);
-        names.insert(k.resources.demangled);
-        archs.insert(found.images[k.image].arch);
-      }
-    if (matches.empty())
-      throw UsageError("--kernel " + quote_input(*o.kernel) + ": no such kernel in " +
-                       quote_input(*o.kernel_from) +
-                       (o.arch ? " for " + quote_input(*o.arch) : ""));
-    if (names.size() > 1) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : "; ") + n;
-      throw UsageError("--kernel " + quote_input(*o.kernel) + " matches " +
-                       std::to_string(names.size()) + " kernels (" + printable(list, 300) +
-                       "): make it unique");
-    }
-    if (archs.size() > 1 && !o.device) {
-      std::string list;
-      for (const auto& a : archs) list += (list.empty() ? "" : ", ") + a;
-      throw UsageError("--kernel " + quote_input(*o.kernel) + " is compiled for " + list +
-                       ": choose one with --arch");
-    }
-    from = *matches.front();
+    KernelLookup lookup{.pattern = *o.kernel,
+                        .source = "--kernel",
+                        .file = *o.kernel_from,
+                        .arch = o.arch ? std::optional<std::string_view>(*o.arch) : std::nullopt,
+                        .arch_source = "--arch",
+                        .several_architectures_ok = o.device.has_value()};
+    from = find_one_kernel(found, pattern, lookup);
     from_arch = found.images[from->image].arch;
     if (!arch && !o.device) arch = from_arch;
     registers = from->resources.num_regs;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 #include <numeric>
+#include <set>
 #include <system_error>
 
 #include "cudatool/base/error.hpp"
@@ -349,6 +350,35 @@ bool arch_matches(const std::string& arch, const std::vector<Arch>& filters) {
   for (const Arch& filter : filters)
     if (image->passes(filter)) return true;
   return false;
+}
+
+const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFilter& filter,
+                                     const KernelLookup& lookup) {
+  const std::string what = std::string(lookup.source) + " " + quote_input(lookup.pattern);
+  const ScannedKernel* first = nullptr;
+  std::set<std::string> names, archs;
+  for (const auto& k : found.kernels)
+    if (filter.matches(k.resources)) {
+      if (!first) first = &k;
+      names.insert(k.resources.demangled);
+      archs.insert(found.images[k.image].arch);
+    }
+  if (!first)
+    throw UsageError(what + ": no such kernel in " + quote_input(lookup.file) +
+                     (lookup.arch ? " for " + quote_input(*lookup.arch) : ""));
+  if (names.size() > 1) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : "; ") + n;
+    throw UsageError(what + " matches " + std::to_string(names.size()) + " kernels (" +
+                     printable(list, 300) + "): make it unique");
+  }
+  if (archs.size() > 1 && !lookup.several_architectures_ok) {
+    std::string list;
+    for (const auto& a : archs) list += (list.empty() ? "" : ", ") + a;
+    throw UsageError(what + " is compiled for " + list + ": choose one with " +
+                     std::string(lookup.arch_source));
+  }
+  return *first;
 }
 
 ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options) {
