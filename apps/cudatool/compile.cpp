@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "compile_json.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/file_io.hpp"
 #include "cudatool/base/numbers.hpp"

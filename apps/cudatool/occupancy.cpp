@@ -22,6 +22,8 @@
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/kernel_occupancy.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "compile_json.hpp"
+#include "occupancy_json.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {

@@ -25,6 +25,7 @@
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
 #include "in_process.hpp"
+#include "occupancy_json.hpp"
 #include "render.hpp"
 
 namespace nb = nanobind;

@@ -834,24 +834,6 @@ void check_supported(const Arch& arch, std::string_view source) {
                      arch.cc.str() + " is not supported by CUDA 13 (the oldest target is sm_75)");
 }
 
-void to_json(nlohmann::json& j, const CompileResult& r) {
-  j = nlohmann::json{{"arch", r.arch.str()},
-                     {"output", to_string(r.output)},
-                     {"size_bytes", r.image.size()},
-                     {"engine", r.compiler},
-                     {"engine_reason", r.engine_reason},
-                     {"compiler", r.compiler},
-                     {"compiler_version", r.compiler_version},
-                     {"options", r.options},
-                     {"log", r.log},
-                     {"cache_key", r.cache_key},
-                     {"cache_hit", r.cache_hit},
-                     {"memo_hit", r.memo_hit},
-                     {"compile_seconds", r.compile_seconds},
-                     {"includes", r.includes}};
-  if (!r.cache_path.empty()) j["cache_path"] = r.cache_path;
-  if (!r.kept_files.empty()) j["kept_files"] = r.kept_files;
-}
 
 std::string default_flags_variable(Engine engine) {
   return engine == Engine::nvrtc ? "CUDATOOL_DEFAULT_NVRTC_FLAGS" : "CUDATOOL_DEFAULT_NVCC_FLAGS";

@@ -361,55 +361,6 @@ std::string_view origin_name(DeviceDataOrigin origin) {
   return "custom";
 }
 
-void to_json(nlohmann::json& j, const DeviceProperties& p) {
-  j = nlohmann::json{
-      {"name", p.name},
-      {"family", p.family},
-      {"compute_capability", p.compute_capability.str()},
-      {"max_threads_per_block", p.max_threads_per_block},
-      {"warp_size", p.warp_size},
-      {"max_threads_per_multiprocessor", p.max_threads_per_multiprocessor},
-      {"max_blocks_per_multiprocessor", p.max_blocks_per_multiprocessor},
-      {"registers_per_multiprocessor", p.registers_per_multiprocessor},
-      {"registers_per_block", p.registers_per_block},
-      {"max_registers_per_thread", p.max_registers_per_thread},
-      {"register_allocation_granularity", p.register_allocation_granularity},
-      {"shared_memory_per_multiprocessor", p.shared_memory_per_multiprocessor},
-      {"shared_memory_per_block", p.shared_memory_per_block},
-      {"shared_memory_per_block_optin", p.shared_memory_per_block_optin},
-      {"reserved_shared_memory_per_block", p.reserved_shared_memory_per_block},
-      {"shared_memory_allocation_granularity", p.shared_memory_allocation_granularity},
-      {"shared_memory_banks", p.shared_memory_banks},
-      {"cache_line_size", p.cache_line_size},
-      {"sm_count", p.sm_count ? nlohmann::json(*p.sm_count) : nlohmann::json(nullptr)},
-      {"sm_count_part", p.sm_count ? nlohmann::json(p.sm_count_part) : nlohmann::json(nullptr)},
-      {"unknown_fields", p.unknown_fields},
-      {"unknown_reason",
-       p.unknown_fields.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.unknown_reason)},
-  };
-  if (p.family.empty()) j["family"] = nullptr;
-  // What the table does not know is null, as in share/architectures.json.
-  for (const auto& field : p.unknown_fields) j[field] = nullptr;
-}
 
-void to_json(nlohmann::json& j, const DeviceData& data) {
-  to_json(j, data.properties());
-  j["origin"] = origin_name(data.origin());
-  // PyCUDA's names for the same values.
-  auto known = [&](int value, std::initializer_list<const char*> fields) {
-    for (const char* field : fields)
-      if (!data.knows(field)) return nlohmann::json(nullptr);
-    return nlohmann::json(value);
-  };
-  j["max_threads"] = known(data.max_threads(), {"max_threads_per_block"});
-  j["warps_per_mp"] = known(data.warps_per_mp(), {"max_threads_per_multiprocessor", "warp_size"});
-  j["thread_blocks_per_mp"] = known(data.thread_blocks_per_mp(), {"max_blocks_per_multiprocessor"});
-  j["registers"] = known(data.registers(), {"registers_per_block"});
-  j["shared_memory"] = data.knows("shared_memory_per_block") ? nlohmann::json(data.shared_memory())
-                                                             : nlohmann::json(nullptr);
-  j["smem_granularity"] = known(data.smem_granularity(), {"shared_memory_banks"});
-  j["smem_alloc_granularity"] =
-      known(data.smem_alloc_granularity(), {"shared_memory_allocation_granularity"});
-}
 
 }  // namespace cudatool

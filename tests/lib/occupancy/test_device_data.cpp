@@ -1,6 +1,7 @@
 // DeviceData without a GPU: architecture names, the compiled-in table (against the file
 // in share/ and against cuda_occupancy.h), PyCUDA's alignment helpers, validation.
 #include "cudatool/occupancy/device_data.hpp"
+#include "occupancy_json.hpp"  // the renderer (apps/cudatool/)
 
 #include <cuda_occupancy.h>
 #include <gtest/gtest.h>

@@ -37,7 +37,6 @@
 #pragma once
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -105,7 +104,6 @@ struct CompileResult {
   std::vector<std::string> kept_files;
 };
 // Everything but the image.
-void to_json(nlohmann::json& j, const CompileResult& r);
 
 // The default-flags environment variable of an engine: CUDATOOL_DEFAULT_NVRTC_FLAGS or
 // CUDATOOL_DEFAULT_NVCC_FLAGS (the PYCUDA_DEFAULT_NVCC_FLAGS analogue), split on

@@ -25,7 +25,6 @@
 #pragma once
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -165,9 +164,5 @@ const DeviceProperties* lookup_architecture(std::string_view text);
 std::span<const std::string_view> architecture_columns();
 
 std::string_view origin_name(DeviceDataOrigin origin);  // "architecture_table", ...
-
-void to_json(nlohmann::json& j, const DeviceProperties& properties);
-// The properties plus "origin" and PyCUDA's derived fields (warps_per_mp, ...).
-void to_json(nlohmann::json& j, const DeviceData& data);
 
 }  // namespace cudatool
