@@ -210,7 +210,7 @@ NB_MODULE(_cudatool, m) {
                   "DeviceData: give an architecture or device=, not both (an architecture needs "
                   "no GPU, device= reads a real one)");
             if (arch) {
-              PyDeviceData d{DeviceData(std::string_view(*arch)), {"--arch", *arch}};
+              PyDeviceData d{DeviceData(std::string_view(*arch), "--arch"), {"--arch", *arch}};
               new (self) PyDeviceData(std::move(d));
               return;
             }
