@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "compile_json.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/text.hpp"
@@ -22,7 +23,6 @@
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/kernel_occupancy.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
-#include "compile_json.hpp"
 #include "occupancy_json.hpp"
 #include "render.hpp"
 

@@ -91,7 +91,6 @@ void for_each_nv_info_attribute(const ByteReader& data,
   }
 }
 
-
 std::string demangle(const std::string& name) {
   constexpr std::string_view kStatic = "__nv_static_";
   if (name.rfind(kStatic, 0) == 0) {

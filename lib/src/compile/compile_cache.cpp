@@ -321,7 +321,6 @@ CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_
   return config;
 }
 
-
 CompileCache::CompileCache(CacheConfig config) : config_(std::move(config)) {}
 
 fs::path CompileCache::entry_path(const std::string& key) const {

@@ -834,7 +834,6 @@ void check_supported(const Arch& arch, std::string_view source) {
                      arch.cc.str() + " is not supported by CUDA 13 (the oldest target is sm_75)");
 }
 
-
 std::string default_flags_variable(Engine engine) {
   return engine == Engine::nvrtc ? "CUDATOOL_DEFAULT_NVRTC_FLAGS" : "CUDATOOL_DEFAULT_NVCC_FLAGS";
 }

@@ -112,7 +112,6 @@ std::size_t module_memo_size() {
   return m.modules.size();
 }
 
-
 std::vector<ResourceDifference> compare_resources(const std::vector<KernelResources>& offline,
                                                   const std::vector<KernelResources>& loaded) {
   std::vector<ResourceDifference> differences;

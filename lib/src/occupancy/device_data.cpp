@@ -361,6 +361,4 @@ std::string_view origin_name(DeviceDataOrigin origin) {
   return "custom";
 }
 
-
-
 }  // namespace cudatool

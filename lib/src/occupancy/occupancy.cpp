@@ -111,7 +111,6 @@ std::optional<OccupancyUnknown> occupancy_unknown(const DeviceData& devdata) {
   return OccupancyUnknown{p.name, std::move(fields), p.unknown_reason};
 }
 
-
 std::string_view limit_name(OccupancyLimit limit) {
   switch (limit) {
     case OccupancyLimit::device:
@@ -340,11 +339,5 @@ BlockSizeSuggestion suggest_block_size(const DeviceData& devdata, const Occupanc
     suggestion.min_grid_size = std::int64_t{best->tb_per_mp} * *sms;
   return suggestion;
 }
-
-
-
-
-
-
 
 }  // namespace cudatool

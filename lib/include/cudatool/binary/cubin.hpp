@@ -61,7 +61,6 @@ struct KernelResources {
   friend bool operator==(const KernelResources&, const KernelResources&) = default;
 };
 
-
 // What the image says about how a kernel may be launched (not function attributes).
 struct KernelBounds {
   std::optional<int> max_threads;             // EIATTR_MAX_THREADS (__launch_bounds__)
