@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "compile_json.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/file_io.hpp"
 #include "cudatool/base/numbers.hpp"
@@ -31,7 +32,9 @@
 #include "cudatool/device/context.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/kernel_occupancy.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "kernel_occupancy_json.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
@@ -116,28 +119,22 @@ void check_output_path(const std::string& output) {
 std::vector<Arch> target_archs(const CompileFlags& flags, const ProjectFlags* project) {
   std::vector<Arch> archs;
   auto add = [&](const std::string& text) {
-    const Arch arch = Arch::parse(text);
+    const Arch arch = Arch::parse(text, "--arch");
+    check_supported(arch, "--arch");
     for (const auto& a : archs)
-      if (a.str() == arch.str()) return;
+      if (a == arch) return;
     archs.push_back(arch);
   };
   if (flags.arch) {
-    std::size_t start = 0;
     const std::string& list = *flags.arch;
-    while (start <= list.size()) {
-      const std::size_t end = std::min(list.find(',', start), list.size());
-      const std::string item = list.substr(start, end - start);
-      if (item.empty())
-        throw UsageError("--arch \"" + list + "\": an empty entry in the list (expected e.g. " +
-                         "sm_80,sm_90)");
+    for (const std::string& item : split_list(list, "--arch", "sm_80,sm_90")) {
       try {
         add(item);
       } catch (const UsageError& e) {
         if (item == list) throw;
-        throw UsageError("--arch \"" + list + "\": entry \"" + item + "\": " +
+        throw UsageError("--arch " + quote_input(list) + ": entry " + quote_input(item) + ": " +
                          std::string(e.what()).substr(std::string(e.what()).find(": ") + 2));
       }
-      start = end + 1;
     }
     return archs;
   }
@@ -179,7 +176,7 @@ int run_cache_command(const CompileFlags& flags, const GlobalOptions& global) {
   out["cache"] = stats;
   out["cache"]["enabled"] = CacheConfig::from_environment(flags.cache_dir, flags.no_cache).enabled;
   if (global.json) {
-    print_json(out);
+    print_json(out, kCompileSchemaVersion);
   } else if (flags.cache_stats || (!flags.cache_clear && !flags.cache_trim)) {
     std::cout << "cache " << stats.dir << ": " << stats.entries << " entries, " << stats.bytes
               << " bytes (bound " << stats.max_bytes << " bytes)\n";
@@ -196,8 +193,9 @@ struct Target {
   CompileRequest request;
   CompileResult result;
   std::vector<KernelResources> kernels;
-  std::vector<std::optional<OccupancyRecord>> occupancy;  // at --threads; nullopt: cannot run
-  std::vector<std::string> occupancy_notes;
+  std::vector<KernelBounds> bounds;        // one per kernel
+  bool relocatable = false;                // --rdc: no occupancy before the device link
+  std::vector<KernelOccupancy> occupancy;  // at --threads
   std::vector<KernelResources> loaded;
   std::vector<ResourceDifference> differences;
 };
@@ -223,13 +221,7 @@ nlohmann::json target_json(const Target& t, const CompileFlags& flags, const Com
   nlohmann::json list = nlohmann::json::array();
   for (std::size_t i = 0; i < t.kernels.size(); ++i) {
     nlohmann::json k = t.kernels[i];
-    if (flags.threads) {
-      if (t.occupancy[i])
-        k["occupancy"] = *t.occupancy[i];
-      else
-        k["occupancy"] = {
-            {"threads", *flags.threads}, {"tb_per_mp", nullptr}, {"error", t.occupancy_notes[i]}};
-    }
+    if (flags.threads) k["occupancy"] = kernel_occupancy_json(t.occupancy[i]);
     if (flags.load) k["loaded"] = t.loaded[i];
     list.push_back(std::move(k));
   }
@@ -269,12 +261,11 @@ void print_target_text(const Target& t, const CompileFlags& flags) {
                 << column(k.shared_size_bytes, 17) << "  " << column(k.local_size_bytes, 16) << "  "
                 << column(k.const_size_bytes, 16) << "  " << column(k.max_threads_per_block, 21);
       if (flags.threads) {
-        if (t.occupancy[i]) {
-          std::cout << "  " << static_cast<int>(t.occupancy[i]->occupancy * 100 + 0.5) << "% ("
-                    << t.occupancy[i]->tb_per_mp << " blocks/SM, " << t.occupancy[i]->limited_by
-                    << ")";
+        if (const auto& record = t.occupancy[i].record) {
+          std::cout << "  " << static_cast<int>(record->occupancy * 100 + 0.5) << "% ("
+                    << record->tb_per_mp << " blocks/SM, " << record->limited_by << ")";
         } else {
-          std::cout << "  - (" << t.occupancy_notes[i] << ")";
+          std::cout << "  - (" << t.occupancy[i].reason << ")";
         }
       }
       std::cout << '\n';
@@ -497,7 +488,7 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
             fs::create_directories(*t.request.keep_dir);
           }
           const OutputKind kind =
-              t.request.output.value_or(arch.real ? OutputKind::cubin : OutputKind::ptx);
+              t.request.output.value_or(arch.real() ? OutputKind::cubin : OutputKind::ptx);
           if ((flags.threads || flags.load) && kind != OutputKind::cubin)
             throw UsageError(std::string(flags.load ? "--load" : "--threads") +
                              " needs a CUBIN (an sm_XX target, without --ptx)");
@@ -514,33 +505,19 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
           }
           if (!t.result.log.empty() && !global.json)
             std::cerr << t.result.log << (t.result.log.back() == '\n' ? "" : "\n");
-          if (t.result.output == OutputKind::cubin)
-            t.kernels =
+          if (t.result.output == OutputKind::cubin) {
+            CubinInfo info =
                 read_cubin(std::span(reinterpret_cast<const std::uint8_t*>(t.result.image.data()),
-                                     t.result.image.size()))
-                    .kernels;
+                                     t.result.image.size()));
+            t.kernels = std::move(info.kernels);
+            t.bounds = std::move(info.bounds);
+            t.relocatable = info.relocatable;
+          }
           if (flags.threads) {
-            const DeviceData devdata(arch.str());
-            // Where the table lacks a value occupancy needs (sm_88), each kernel says so.
-            const auto unknown = occupancy_unknown(devdata);
-            for (const auto& k : t.kernels) {
-              if (unknown) {
-                t.occupancy.emplace_back();
-                t.occupancy_notes.push_back(unknown->message());
-                continue;
-              }
-              if (*flags.threads > k.max_threads_per_block) {
-                t.occupancy.emplace_back();
-                t.occupancy_notes.push_back(std::to_string(*flags.threads) +
-                                            " threads exceed this kernel's max_threads_per_block " +
-                                            std::to_string(k.max_threads_per_block));
-                continue;
-              }
-              t.occupancy.emplace_back(OccupancyRecord(
-                  devdata, *flags.threads, static_cast<std::size_t>(k.shared_size_bytes),
-                  k.num_regs, std::max(1, k.num_barriers)));
-              t.occupancy_notes.emplace_back();
-            }
+            ArchitectureTable table;
+            for (std::size_t i = 0; i < t.kernels.size(); ++i)
+              t.occupancy.push_back(occupancy_for_kernel(
+                  table, arch.str(), t.kernels[i], t.bounds[i], t.relocatable, *flags.threads));
           }
           if (flags.load) {
             const Context context(select_device(flags.device));
@@ -560,13 +537,13 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
         for (const auto& t : targets) differences += t.differences.size();
         if (global.json) {
           if (targets.size() == 1) {
-            print_json(target_json(targets.front(), flags, cache));
+            print_json(target_json(targets.front(), flags, cache), kCompileSchemaVersion);
           } else {
             nlohmann::json out = {{"source", base.source_name}};
             nlohmann::json list = nlohmann::json::array();
             for (const auto& t : targets) list.push_back(target_json(t, flags, cache));
             out["targets"] = std::move(list);
-            print_json(out);
+            print_json(out, kCompileSchemaVersion);
           }
         } else {
           for (std::size_t i = 0; i < targets.size(); ++i) {

@@ -24,8 +24,10 @@
 #include "cudatool/binary/kernel_filter.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
 #include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/kernel_occupancy.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
 #include "json_stream.hpp"
+#include "kernel_occupancy_json.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
@@ -34,7 +36,7 @@ namespace {
 struct KernelsOptions {
   std::vector<std::string> files;
   std::vector<std::string> arch_lists;  // each --arch as given: comma-separated
-  std::vector<std::string> arch;
+  std::vector<Arch> arch;
   std::optional<std::string> kernel;
   // Numbers go through the strict parser (base/numbers.hpp), as in every other command.
   std::optional<std::string> threads_text, jobs_text;
@@ -47,85 +49,6 @@ struct KernelsOptions {
 };
 
 // A kernel's occupancy at the --threads block size, or why there is none.
-struct KernelOccupancy {
-  int threads = 0;
-  std::optional<OccupancyRecord> record;
-  std::string reason;  // where record is empty
-};
-
-// The architecture table's DeviceData for an image's architecture, looked up once each.
-// Safe to use from several threads (images are rendered as they are read).
-class Architectures {
- public:
-  // nullptr and the reason where the table lacks the architecture.
-  const DeviceData* find(const std::string& arch, std::string& reason) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    auto it = cache_.find(arch);
-    if (it == cache_.end()) {
-      Entry e;
-      try {
-        e.data.emplace(arch);
-      } catch (const std::exception& ex) {
-        e.reason = "the architecture table has no " + arch + " (" + ex.what() + ")";
-      }
-      it = cache_.emplace(arch, std::move(e)).first;
-    }
-    reason = it->second.reason;
-    return it->second.data ? &*it->second.data : nullptr;
-  }
-
- private:
-  struct Entry {
-    std::optional<DeviceData> data;
-    std::string reason;
-  };
-  std::mutex mutex_;
-  std::map<std::string, Entry> cache_;  // entries never move once made
-};
-
-KernelOccupancy occupancy_of(const ScannedKernel& k, const ScannedImage& image, int threads,
-                             Architectures& architectures) {
-  KernelOccupancy o;
-  o.threads = threads;
-  const KernelResources& r = k.resources;
-  if (image.relocatable) {
-    o.reason =
-        "relocatable code: its registers, stack and shared memory are final only after "
-        "the device link";
-    return o;
-  }
-  const std::string& arch = image.arch;
-  if (k.bounds.reqntid) {
-    const auto& d = *k.bounds.reqntid;
-    const long long required = 1LL * d[0] * d[1] * d[2];
-    if (required != threads) {
-      o.reason = "the kernel requires blocks of exactly " + std::to_string(required) +
-                 " threads (" + std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" +
-                 std::to_string(d[2]) + ")";
-      return o;
-    }
-  }
-  if (threads > r.max_threads_per_block) {
-    o.reason = "the kernel allows at most " + std::to_string(r.max_threads_per_block) +
-               " threads per block" +
-               (k.bounds.max_threads ? " (its launch bounds)" : " (its registers)");
-    return o;
-  }
-  std::string why;
-  const DeviceData* data = architectures.find(arch, why);
-  if (data == nullptr) {
-    o.reason = why;
-    return o;
-  }
-  try {
-    o.record.emplace(*data, threads, static_cast<std::size_t>(r.shared_size_bytes), r.num_regs,
-                     std::max(1, r.num_barriers));
-  } catch (const std::exception& e) {
-    o.reason = e.what();
-  }
-  return o;
-}
-
 std::string percent(double fraction) {
   char text[16];
   std::snprintf(text, sizeof text, "%.1f%%", fraction * 100.0);
@@ -179,24 +102,8 @@ void write_kernel_json(JsonStream& out, const ScannedKernel& k, const ScannedIma
       .member("num_barriers", r.num_barriers)
       .member("num_regs", r.num_regs);
   if (occupancy) {
-    const KernelOccupancy& oc = *occupancy;
-    out.key("occupancy").begin_object();
-    if (oc.record) {
-      out.member("limited_by", std::string_view(oc.record->limited_by))
-          .member("occupancy", oc.record->occupancy)
-          .member("reason", nullptr)
-          .member("tb_per_mp", oc.record->tb_per_mp)
-          .member("threads", oc.threads)
-          .member("warps_per_mp", oc.record->warps_per_mp);
-    } else {
-      out.member("limited_by", nullptr)
-          .member("occupancy", nullptr)
-          .member("reason", oc.reason)
-          .member("tb_per_mp", nullptr)
-          .member("threads", oc.threads)
-          .member("warps_per_mp", nullptr);
-    }
-    out.end_object();
+    out.key("occupancy").after_key();
+    write_kernel_occupancy(out, *occupancy);
   }
   out.member("relocatable", image.relocatable).key("required_block_size").after_key();
   dims_json(out, k.bounds.reqntid);
@@ -273,17 +180,9 @@ ExitStatus run_kernels(KernelsOptions o, GlobalOptions& global) {
   const bool csv = format == TableFormat::csv || format == TableFormat::csv_noheader;
   // Split here, not by CLI11 (which drops empty entries): "sm_90," is an error, as in
   // compile --arch.
-  for (const std::string& list : o.arch_lists) {
-    for (std::size_t start = 0; start <= list.size();) {
-      const std::size_t end = std::min(list.find(',', start), list.size());
-      if (end == start && list.size() > 0)
-        throw UsageError("--arch " + quote_input(list) +
-                         ": an empty entry in the list (expected e.g. sm_80,sm_90)");
-      o.arch.push_back(list.substr(start, end - start));
-      start = end + 1;
-    }
-  }
-  for (const auto& a : o.arch) check_arch_filter(a);
+  for (const std::string& list : o.arch_lists)
+    for (const std::string& item : split_list(list, "--arch", "sm_80,sm_90"))
+      o.arch.push_back(Arch::parse(item, "--arch"));
   if (o.threads_text) o.threads = parse_int(*o.threads_text, "--threads", 1, 1024);
   if (o.jobs_text) o.jobs = static_cast<unsigned>(parse_int(*o.jobs_text, "--jobs", 1, 1024));
   if (o.sort &&
@@ -305,7 +204,7 @@ ExitStatus run_kernels(KernelsOptions o, GlobalOptions& global) {
   if (!o.no_progress && isatty(STDERR_FILENO)) scan.progress = std::ref(progress);
   // Names are matched on all threads (KernelNameFilter is safe to share).
   const auto kept = [&](const KernelResources& k) { return !pattern || pattern->matches(k); };
-  Architectures architectures;
+  ArchitectureTable architectures;
 
   // --json in image order (no --sort): each image's kernels are filtered, measured and
   // rendered on the thread that read the image, while the other images are still being
@@ -324,7 +223,9 @@ ExitStatus run_kernels(KernelsOptions o, GlobalOptions& global) {
       for (const ScannedKernel& k : done.kernels) {
         if (!kept(k.resources)) continue;
         std::optional<KernelOccupancy> occupancy;
-        if (o.threads) occupancy = occupancy_of(k, done.info, *o.threads, architectures);
+        if (o.threads)
+          occupancy = occupancy_for_kernel(architectures, done.info.arch, k.resources, k.bounds,
+                                           done.info.relocatable, *o.threads);
         write_kernel_json(out, k, done.info, done.file, occupancy ? &*occupancy : nullptr);
       }
       if (text.empty()) return;
@@ -358,9 +259,11 @@ ExitStatus run_kernels(KernelsOptions o, GlobalOptions& global) {
                           [&](std::size_t, std::size_t begin, std::size_t end) {
                             for (std::size_t n = begin; n < end; ++n) {
                               const std::size_t i = shown[n];
-                              occupancy[i] = occupancy_of(result.kernels[i],
-                                                          result.images[result.kernels[i].image],
-                                                          *o.threads, architectures);
+                              const ScannedKernel& k = result.kernels[i];
+                              const ScannedImage& image = result.images[k.image];
+                              occupancy[i] =
+                                  occupancy_for_kernel(architectures, image.arch, k.resources,
+                                                       k.bounds, image.relocatable, *o.threads);
                             }
                           });
   }

@@ -6,12 +6,12 @@
 #include <iostream>
 #include <limits>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
+#include "compile_json.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/text.hpp"
@@ -21,7 +21,9 @@
 #include "cudatool/device/device_cache.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/device_data.hpp"
+#include "cudatool/occupancy/kernel_occupancy.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "occupancy_json.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
@@ -279,6 +281,9 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
   int registers = o.regs ? parse_count(*o.regs, "--regs", 0) : 0;
   std::size_t shared_mem = o.smem ? parse_size(*o.smem, "--smem") : 0;
   int barriers = o.barriers ? parse_count(*o.barriers, "--barriers", 0) : 1;
+  // The grammar first; whether the table has the architecture is checked where it is read.
+  const std::optional<Arch> arch_flag =
+      o.arch ? std::optional<Arch>(Arch::parse(*o.arch, "--arch")) : std::nullopt;
   std::optional<std::string> arch = o.arch;
   std::optional<ScannedKernel> from;
   std::string from_arch;
@@ -289,45 +294,26 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
       throw UsageError("--kernel-from takes --regs and --barriers from the kernel: leave them out");
     const KernelNameFilter pattern(*o.kernel, "--kernel");
     ScanOptions scan;
-    if (o.arch && (o.arch->rfind("sm_", 0) == 0 || o.arch->rfind("compute_", 0) == 0))
-      scan.arch = {*o.arch};
+    if (arch_flag) scan.arch = {*arch_flag};
     const ScanResult found = scan_binaries({*o.kernel_from}, scan);
-    std::vector<const ScannedKernel*> matches;
-    std::set<std::string> names, archs;
-    for (const auto& k : found.kernels)
-      if (pattern.matches(k.resources)) {
-        matches.push_back(&k);
-        names.insert(k.resources.demangled);
-        archs.insert(found.images[k.image].arch);
-      }
-    if (matches.empty())
-      throw UsageError("--kernel " + quote_input(*o.kernel) + ": no such kernel in " +
-                       quote_input(*o.kernel_from) +
-                       (o.arch ? " for " + quote_input(*o.arch) : ""));
-    if (names.size() > 1) {
-      std::string list;
-      for (const auto& n : names) list += (list.empty() ? "" : "; ") + n;
-      throw UsageError("--kernel " + quote_input(*o.kernel) + " matches " +
-                       std::to_string(names.size()) + " kernels (" + printable(list, 300) +
-                       "): make it unique");
-    }
-    if (archs.size() > 1 && !o.device) {
-      std::string list;
-      for (const auto& a : archs) list += (list.empty() ? "" : ", ") + a;
-      throw UsageError("--kernel " + quote_input(*o.kernel) + " is compiled for " + list +
-                       ": choose one with --arch");
-    }
-    from = *matches.front();
+    KernelLookup lookup{.pattern = *o.kernel,
+                        .source = "--kernel",
+                        .file = *o.kernel_from,
+                        .arch = o.arch ? std::optional<std::string_view>(*o.arch) : std::nullopt,
+                        .arch_source = "--arch",
+                        .several_architectures_ok = o.device.has_value()};
+    from = find_one_kernel(found, pattern, lookup);
     from_arch = found.images[from->image].arch;
     if (!arch && !o.device) arch = from_arch;
     registers = from->resources.num_regs;
     shared_mem += static_cast<std::size_t>(from->resources.shared_size_bytes);  // --smem: dynamic
     barriers = std::max(1, from->resources.num_barriers);
-    if (threads > from->resources.max_threads_per_block)
-      throw UsageError("--threads " + std::to_string(threads) + ": " +
-                       quote_input(from->resources.demangled) + " allows at most " +
-                       std::to_string(from->resources.max_threads_per_block) +
-                       " threads per block");
+    // The same answer as kernels and compile give (occupancy/kernel_occupancy.hpp).
+    if (threads > 0)
+      if (const auto problem = block_size_problem(from->resources, from->bounds,
+                                                  found.images[from->image].relocatable, threads))
+        throw UsageError("--threads " + std::to_string(threads) + ": " +
+                         quote_input(from->resources.demangled) + ": " + *problem);
   }
   const std::optional<int> sms =
       o.sms ? std::optional<int>(parse_count(*o.sms, "--sms", 1)) : std::nullopt;
@@ -340,7 +326,7 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
   std::optional<DeviceData> devdata;
   std::string where;
   if (arch) {
-    devdata.emplace(*arch);  // the table only: no driver is loaded
+    devdata.emplace(*arch, o.arch ? "--arch" : "architecture");  // the table only: no driver
   } else {
     use_device_cache(o.fresh);
     const Device device = select_device(o.device);

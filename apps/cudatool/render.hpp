@@ -13,9 +13,12 @@ namespace cudatool::app {
 
 // The version of a --json document (cudatool(1), JSON OUTPUT): each document's moves when
 // one of its keys is removed or renamed or changes type or meaning; adding a key does not
-// move it. This is every document's but check's (render_check.hpp, kCheckSchemaVersion).
-// share/schemas/*.schema.json describe the documents of these versions.
+// move it. This is every document's but check's (render_check.hpp, kCheckSchemaVersion) and
+// compile's. share/schemas/*.schema.json describe the documents of these versions.
 inline constexpr int kJsonSchemaVersion = 1;
+// compile's documents: 2 since each kernel's occupancy is the object kernels gives (its
+// error key and the record's keys were removed).
+inline constexpr int kCompileSchemaVersion = 2;
 
 // Prints one --json document, an object, with its schema_version: every document (errors
 // included) goes through here.

@@ -28,6 +28,7 @@
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
 #include "in_process.hpp"
+#include "occupancy_json.hpp"
 #include "render.hpp"
 
 namespace nb = nanobind;
@@ -286,7 +287,7 @@ NB_MODULE(_cudatool, m) {
                   "DeviceData: give an architecture or device=, not both (an architecture needs "
                   "no GPU, device= reads a real one)");
             if (arch) {
-              PyDeviceData d{DeviceData(std::string_view(*arch)), {"--arch", *arch}};
+              PyDeviceData d{DeviceData(std::string_view(*arch), "--arch"), {"--arch", *arch}};
               new (self) PyDeviceData(std::move(d));
               return;
             }

@@ -151,7 +151,9 @@ TEST_F(CliCompile, BadInputGetsOneClearLineAndTheDocumentedExitCode) {
       {{"compile", bad.string(), "--arch", "sm_90"}, 6, "bad.cu(2): error"},
       {{"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--frobnicate"}, 2, "--frobnicate"},
       {{"compile", corpus("saxpy.cu"), "--arch", "sm_13"}, 2, "compute capability 1.3"},
-      {{"compile", corpus("saxpy.cu"), "--arch", "banana"}, 2, "expected sm_XX or compute_XX"},
+      {{"compile", corpus("saxpy.cu"), "--arch", "banana"},
+       2,
+       "--arch \"banana\": expected an architecture"},
       {{"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--maxrregcount", "0"},
        2,
        "maxrregcount"},
@@ -354,8 +356,8 @@ TEST_F(CliCompile, ThreadsAddsOccupancyOnTheTarget) {
       EXPECT_EQ(k["occupancy"]["threads"], 128);
       EXPECT_GT(k["occupancy"]["tb_per_mp"].get<int>(), 0);
     } else {
-      EXPECT_NE(k["occupancy"]["error"].get<std::string>().find("max_threads_per_block 96"),
-                std::string::npos);
+      EXPECT_EQ(k["occupancy"]["reason"],
+                "the kernel allows at most 96 threads per block (its launch bounds)");
     }
   }
   r = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--threads", "256"},
@@ -376,7 +378,7 @@ TEST_F(CliCompile, ThreadsOnAnArchitectureWithUnknownLimitsGivesNoNumber) {
   ASSERT_FALSE(document["kernels"].empty());
   for (const auto& k : document["kernels"]) {
     EXPECT_TRUE(k["occupancy"]["tb_per_mp"].is_null());
-    EXPECT_NE(k["occupancy"]["error"].get<std::string>().find("occupancy on sm_88 is unknown"),
+    EXPECT_NE(k["occupancy"]["reason"].get<std::string>().find("occupancy on sm_88 is unknown"),
               std::string::npos);
   }
 }

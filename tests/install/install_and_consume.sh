@@ -85,6 +85,29 @@ grep -qx 'License: Apache-2.0' "$prefix/$libdir/pkgconfig/cudatool.pc"
   $(pkg-config --cflags --libs cudatool)
 check_output pkg-config "$work/pc-consumer"
 
+# A consumer built against another nlohmann/json than the library's: JSON_DIAGNOSTICS=1
+# changes nlohmann's ABI namespace (json_abi_diag_v3_11_x), as another release does
+# (json_abi_v3_11_3 against v3_11_2: Ubuntu 24.04's consumers failed to link the library's
+# to_json). The library's JSON is the app's now (apps/cudatool/*_json.hpp), so this links.
+# shellcheck disable=SC2046
+"$cxx" -DJSON_DIAGNOSTICS=1 "$source/tests/install/consumer/main.cpp" -o "$work/abi-consumer" \
+  $(pkg-config --cflags --libs cudatool)
+check_output other-nlohmann-abi "$work/abi-consumer"
+
+# The public headers that still include nlohmann/json or <cuda.h> (issue 21: none should):
+# no other header may start to.
+still_json="cudatool/check/check.hpp cudatool/device/device_info.hpp"
+still_cuda="cudatool/compile/module.hpp cudatool/device/attributes.hpp cudatool/device/context.hpp \
+cudatool/device/device.hpp cudatool/device/device_cache.hpp cudatool/driver/driver.hpp \
+cudatool/memory/allocators.hpp"
+including() {  # PATTERN
+  (cd "$prefix/include" && grep -rlE "$1" cudatool | sort | tr '\n' ' ' | sed 's/ $//')
+}
+[ "$(including '#include <nlohmann/')" = "$still_json" ] ||
+  { echo "public headers including nlohmann/json: $(including '#include <nlohmann/')" >&2; exit 1; }
+[ "$(including '#include <cuda\.h>')" = "$(echo $still_cuda)" ] ||
+  { echo "public headers including <cuda.h>: $(including '#include <cuda\.h>')" >&2; exit 1; }
+
 # The library and its consumers link no CUDA library (they are opened at run time).
 for program in "$work/cmake-build/consumer" "$work/pc-consumer" "$prefix/bin/cudatool"; do
   if readelf -d "$program" | grep -E 'NEEDED.*(libcuda|libnvrtc|libnvidia-ml|libcudart)'; then

@@ -154,7 +154,7 @@ ComparisonCounts compare_file_with_driver(const std::string& path, const Context
   const std::string arch = cc.sm();  // "sm_90" also keeps sm_90a (and PTX, not compared)
   const DeviceData table(arch);
   ScanOptions options;
-  options.arch = {arch};
+  options.arch = {Arch::parse(arch, "the device's architecture")};
   options.keep_kernels = false;
   std::mutex mutex;
   ComparisonCounts total;

@@ -1,5 +1,9 @@
 #include "cudatool/base/text.hpp"
 
+#include <algorithm>
+
+#include "cudatool/base/error.hpp"
+
 #include <cstdint>
 
 namespace cudatool {
@@ -144,6 +148,20 @@ std::string quote_input(std::string_view text, std::size_t max_bytes) {
   quoted += printable(text, max_bytes);
   quoted += '"';
   return quoted;
+}
+
+std::vector<std::string> split_list(std::string_view text, std::string_view source,
+                                    std::string_view example) {
+  std::vector<std::string> entries;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    if (end == start)
+      throw UsageError(std::string(source) + " " + quote_input(text) +
+                       ": an empty entry in the list (expected e.g. " + std::string(example) + ")");
+    entries.emplace_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return entries;
 }
 
 }  // namespace cudatool

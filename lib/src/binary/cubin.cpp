@@ -91,18 +91,6 @@ void for_each_nv_info_attribute(const ByteReader& data,
   }
 }
 
-void to_json(nlohmann::json& j, const KernelResources& k) {
-  j = nlohmann::json{{"name", k.name},
-                     {"demangled", k.demangled},
-                     {"num_regs", k.num_regs},
-                     {"shared_size_bytes", k.shared_size_bytes},
-                     {"local_size_bytes", k.local_size_bytes},
-                     {"const_size_bytes", k.const_size_bytes},
-                     {"max_threads_per_block", k.max_threads_per_block},
-                     {"num_barriers", k.num_barriers},
-                     {"stack_unknown", k.stack_unknown}};
-}
-
 std::string demangle(const std::string& name) {
   constexpr std::string_view kStatic = "__nv_static_";
   if (name.rfind(kStatic, 0) == 0) {

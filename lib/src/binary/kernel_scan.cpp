@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 #include <numeric>
+#include <set>
 #include <system_error>
 
 #include "cudatool/base/error.hpp"
@@ -33,22 +34,6 @@ struct JobResult {
   std::size_t kernel_count = 0;  // where the kernels are not kept
   std::string error;
 };
-
-// "sm_90a" -> {"sm", 90, "a"}; false when it is not of that form.
-bool split_arch(const std::string& arch, std::string& prefix, int& number, std::string& suffix) {
-  const auto underscore = arch.find('_');
-  if (underscore == std::string::npos) return false;
-  prefix = arch.substr(0, underscore);
-  if (prefix != "sm" && prefix != "compute") return false;
-  std::size_t i = underscore + 1;
-  number = 0;
-  const std::size_t first = i;
-  while (i < arch.size() && arch[i] >= '0' && arch[i] <= '9' && number < 100000)
-    number = number * 10 + (arch[i++] - '0');
-  if (i == first) return false;
-  suffix = arch.substr(i);
-  return suffix.empty() || suffix == "a" || suffix == "f";
-}
 
 class Scanner {
  public:
@@ -359,27 +344,41 @@ class Scanner {
 
 }  // namespace
 
-void check_arch_filter(const std::string& filter) {
-  std::string prefix, suffix;
-  int number = 0;
-  if (!split_arch(filter, prefix, number, suffix))
-    throw UsageError("--arch " + quote_input(filter) +
-                     ": expected an architecture such as sm_90, sm_90a, sm_100f or compute_90");
+bool arch_matches(const std::string& arch, const std::vector<Arch>& filters) {
+  const auto image = Arch::try_parse(arch);
+  if (!image) return false;
+  for (const Arch& filter : filters)
+    if (image->passes(filter)) return true;
+  return false;
 }
 
-bool arch_matches(const std::string& arch, const std::vector<std::string>& filters) {
-  std::string prefix, suffix;
-  int number = 0;
-  if (!split_arch(arch, prefix, number, suffix)) return false;
-  for (const std::string& f : filters) {
-    std::string fprefix, fsuffix;
-    int fnumber = 0;
-    if (!split_arch(f, fprefix, fnumber, fsuffix) || fnumber != number) continue;
-    if (prefix == "compute" && fprefix == "sm" && fsuffix.empty()) return true;
-    if (prefix != fprefix) continue;
-    if (fsuffix.empty() || fsuffix == suffix) return true;
+const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFilter& filter,
+                                     const KernelLookup& lookup) {
+  const std::string what = std::string(lookup.source) + " " + quote_input(lookup.pattern);
+  const ScannedKernel* first = nullptr;
+  std::set<std::string> names, archs;
+  for (const auto& k : found.kernels)
+    if (filter.matches(k.resources)) {
+      if (!first) first = &k;
+      names.insert(k.resources.demangled);
+      archs.insert(found.images[k.image].arch);
+    }
+  if (!first)
+    throw UsageError(what + ": no such kernel in " + quote_input(lookup.file) +
+                     (lookup.arch ? " for " + quote_input(*lookup.arch) : ""));
+  if (names.size() > 1) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : "; ") + n;
+    throw UsageError(what + " matches " + std::to_string(names.size()) + " kernels (" +
+                     printable(list, 300) + "): make it unique");
   }
-  return false;
+  if (archs.size() > 1 && !lookup.several_architectures_ok) {
+    std::string list;
+    for (const auto& a : archs) list += (list.empty() ? "" : ", ") + a;
+    throw UsageError(what + " is compiled for " + list + ": choose one with " +
+                     std::string(lookup.arch_source));
+  }
+  return *first;
 }
 
 ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options) {

@@ -321,11 +321,6 @@ CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_
   return config;
 }
 
-void to_json(nlohmann::json& j, const CacheStats& s) {
-  j = nlohmann::json{
-      {"dir", s.dir}, {"entries", s.entries}, {"bytes", s.bytes}, {"max_bytes", s.max_bytes}};
-}
-
 CompileCache::CompileCache(CacheConfig config) : config_(std::move(config)) {}
 
 fs::path CompileCache::entry_path(const std::string& key) const {

@@ -128,13 +128,13 @@ std::string nvrtc_library_file() {
 }
 
 OutputKind output_of(const CompileRequest& r) {
-  return r.output.value_or(r.arch.real ? OutputKind::cubin : OutputKind::ptx);
+  return r.output.value_or(r.arch.real() ? OutputKind::cubin : OutputKind::ptx);
 }
 
 // The architecture the compiler is asked for: PTX alone needs no real target.
 Arch target_of(const CompileRequest& r) {
   Arch arch = r.arch;
-  if (output_of(r) == OutputKind::ptx) arch.real = false;
+  if (output_of(r) == OutputKind::ptx) arch.code = Arch::Code::ptx;
   return arch;
 }
 
@@ -167,10 +167,12 @@ void validate(const CompileRequest& r) {
                      ": not a text source (the compiler would stop reading there)");
   }
   if (blank(r.source)) throw UsageError(r.source_name + ": empty source");
-  if (r.arch.cc == 0) throw UsageError("no target architecture given");
-  if (output_of(r) == OutputKind::cubin && !r.arch.real)
-    throw UsageError("a CUBIN needs a real architecture (sm_" + std::to_string(r.arch.cc) +
-                     r.arch.suffix + "), not " + r.arch.str());
+  if (r.arch.number() == 0) throw UsageError("no target architecture given");
+  if (output_of(r) == OutputKind::cubin && !r.arch.real()) {
+    Arch real = r.arch;
+    real.code = Arch::Code::sass;
+    throw UsageError("a CUBIN needs a real architecture (" + real.str() + "), not " + r.arch.str());
+  }
   if (r.maxrregcount < 0 || r.maxrregcount > 255)
     throw UsageError("--maxrregcount " + std::to_string(r.maxrregcount) + ": expected 1 to 255");
   if (!r.std.empty() && r.std != "c++11" && r.std != "c++14" && r.std != "c++17" &&
@@ -521,7 +523,7 @@ CompileResult compile_nvrtc(const CompileRequest& r) {
   const nvrtc::Api& api = nvrtc::api();
   const Arch target = target_of(r);
   const auto supported = nvrtc::supported_archs();
-  if (std::find(supported.begin(), supported.end(), target.cc) == supported.end()) {
+  if (std::find(supported.begin(), supported.end(), target.number()) == supported.end()) {
     std::string list;
     for (int cc : supported)
       list += (list.empty() ? "" : ", ") + std::string("sm_") + std::to_string(cc);
@@ -773,7 +775,9 @@ std::optional<CompileResult> decode_cache_payload(std::string_view payload,
     r.engine_reason = meta.at("engine_reason").get<std::string>();
     r.log = meta.at("log").get<std::string>();
     r.options = meta.at("options").get<std::vector<std::string>>();
-    r.arch = Arch::parse(meta.at("arch").get<std::string>());
+    const auto arch = Arch::try_parse(meta.at("arch").get<std::string>());
+    if (!arch) return std::nullopt;
+    r.arch = *arch;
     const std::string output = meta.at("output").get<std::string>();
     if (output != "ptx" && output != "cubin") return std::nullopt;
     r.output = output == "ptx" ? OutputKind::ptx : OutputKind::cubin;
@@ -824,47 +828,10 @@ std::string_view to_string(OutputKind k) {
   return k == OutputKind::cubin ? "cubin" : "ptx";
 }
 
-Arch Arch::parse(std::string_view text) {
-  Arch arch;
-  std::string_view rest;
-  if (text.substr(0, 3) == "sm_") {
-    rest = text.substr(3);
-  } else if (text.substr(0, 8) == "compute_") {
-    arch.real = false;
-    rest = text.substr(8);
-  }
-  std::size_t digits = 0;
-  while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) ++digits;
-  const std::string_view suffix = rest.substr(digits);
-  if (digits < 2 || digits > 3 || !(suffix.empty() || suffix == "a" || suffix == "f"))
-    throw UsageError("--arch \"" + std::string(text) +
-                     "\": expected sm_XX or compute_XX, e.g. sm_90 or compute_80");
-  arch.cc = std::stoi(std::string(rest.substr(0, digits)));
-  arch.suffix = std::string(suffix);
-  if (arch.cc < 75)
-    throw UsageError("--arch " + std::string(text) + ": compute capability " +
-                     std::to_string(arch.cc / 10) + "." + std::to_string(arch.cc % 10) +
-                     " is not supported by CUDA 13 (the oldest target is sm_75)");
-  return arch;
-}
-
-void to_json(nlohmann::json& j, const CompileResult& r) {
-  j = nlohmann::json{{"arch", r.arch.str()},
-                     {"output", to_string(r.output)},
-                     {"size_bytes", r.image.size()},
-                     {"engine", r.compiler},
-                     {"engine_reason", r.engine_reason},
-                     {"compiler", r.compiler},
-                     {"compiler_version", r.compiler_version},
-                     {"options", r.options},
-                     {"log", r.log},
-                     {"cache_key", r.cache_key},
-                     {"cache_hit", r.cache_hit},
-                     {"memo_hit", r.memo_hit},
-                     {"compile_seconds", r.compile_seconds},
-                     {"includes", r.includes}};
-  if (!r.cache_path.empty()) j["cache_path"] = r.cache_path;
-  if (!r.kept_files.empty()) j["kept_files"] = r.kept_files;
+void check_supported(const Arch& arch, std::string_view source) {
+  if (arch.number() < 75)
+    throw UsageError(std::string(source) + " " + arch.str() + ": compute capability " +
+                     arch.cc.str() + " is not supported by CUDA 13 (the oldest target is sm_75)");
 }
 
 std::string default_flags_variable(Engine engine) {

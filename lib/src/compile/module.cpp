@@ -112,13 +112,6 @@ std::size_t module_memo_size() {
   return m.modules.size();
 }
 
-void to_json(nlohmann::json& j, const ResourceDifference& d) {
-  j = nlohmann::json{{"kernel", d.kernel},
-                     {"attribute", d.attribute},
-                     {"offline", d.offline},
-                     {"loaded", d.loaded}};
-}
-
 std::vector<ResourceDifference> compare_resources(const std::vector<KernelResources>& offline,
                                                   const std::vector<KernelResources>& loaded) {
   std::vector<ResourceDifference> differences;

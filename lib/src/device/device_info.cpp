@@ -89,28 +89,7 @@ RequirementReport check_requirements(const std::vector<DeviceInfo>& devices,
 }
 
 ComputeCapability parse_compute_capability(std::string_view text, std::string_view source) {
-  auto fail = [&]() -> ComputeCapability {
-    throw UsageError(std::string(source) + " " + quote_input(text) +
-                     ": expected a compute capability such as 8.0, 9.0 or sm_90");
-  };
-  auto number = [&](std::string_view digits) {
-    int value = -1;
-    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) return -1;
-    return value;
-  };
-  std::string_view s = text;
-  if (s.starts_with("sm_")) {
-    // sm_90 -> 9.0, sm_100 -> 10.0, sm_121 -> 12.1
-    const int value = number(s.substr(3));
-    if (value < 10) return fail();
-    return {value / 10, value % 10};
-  }
-  const auto dot = s.find('.');
-  const int major = number(s.substr(0, dot));
-  const int minor = dot == std::string_view::npos ? 0 : number(s.substr(dot + 1));
-  if (major <= 0 || minor < 0 || minor > 9) return fail();
-  return {major, minor};
+  return Arch::parse(text, source).cc;
 }
 
 void to_json(nlohmann::json& j, const ComputeCapability& cc) {

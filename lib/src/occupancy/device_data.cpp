@@ -197,31 +197,9 @@ const DeviceProperties* find_architecture(ComputeCapability cc) {
 }
 
 std::optional<ComputeCapability> architecture_name_to_compute_capability(std::string_view text) {
-  std::string name(text);
-  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back()))) name.pop_back();
-  while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front()))) name.erase(0, 1);
-  for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-
-  ComputeCapability cc{-1, -1};
-  std::string_view digits;
-  if (name.starts_with("sm_"))
-    digits = std::string_view(name).substr(3);
-  else if (name.starts_with("compute_"))
-    digits = std::string_view(name).substr(8);
-  if (!digits.empty()) {
-    // An architecture- or family-specific target ("sm_90a", "sm_100f") runs on the base
-    // architecture's hardware: the same limits.
-    if (digits.back() == 'a' || digits.back() == 'f') digits.remove_suffix(1);
-    int number = -1;
-    const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-    if (digits.size() >= 2 && digits.size() <= 3 && r.ec == std::errc() &&
-        r.ptr == digits.data() + digits.size())
-      cc = {number / 10, number % 10};
-  } else {
-    cc = parse_dotted(name);
-  }
-  if (cc.major < 0) return std::nullopt;
-  return cc;
+  const auto arch = Arch::try_parse(text);
+  if (!arch) return std::nullopt;
+  return arch->cc;
 }
 
 const DeviceProperties* lookup_architecture(std::string_view text) {
@@ -229,15 +207,12 @@ const DeviceProperties* lookup_architecture(std::string_view text) {
   return cc ? find_architecture(*cc) : nullptr;
 }
 
-ComputeCapability parse_architecture(std::string_view text) {
-  const auto cc = architecture_name_to_compute_capability(text);
-  if (!cc)
-    throw UsageError("unknown architecture " + quote_input(text) +
-                     ": expected sm_XX, compute_XX or X.Y (known: " + known_list() + ")");
-  const DeviceProperties* row = find_architecture(*cc);
+ComputeCapability parse_architecture(std::string_view text, std::string_view source) {
+  const Arch arch = Arch::parse(text, source);
+  const DeviceProperties* row = find_architecture(arch.cc);
   if (!row)
-    throw UsageError("architecture " + quote_input(text) + " (compute capability " + cc->str() +
-                     ") is not in cudatool's table (known: " + known_list() + ")");
+    throw UsageError(std::string(source) + " " + quote_input(text) + ": compute capability " +
+                     arch.cc.str() + " is not in cudatool's table (known: " + known_list() + ")");
   return row->compute_capability;
 }
 
@@ -278,8 +253,8 @@ DeviceData::DeviceData(DeviceProperties properties, DeviceDataOrigin origin)
                      std::to_string(p.shared_memory_per_block) + ")");
 }
 
-DeviceData::DeviceData(std::string_view architecture)
-    : DeviceData(*find_architecture(parse_architecture(architecture)),
+DeviceData::DeviceData(std::string_view architecture, std::string_view source)
+    : DeviceData(*find_architecture(parse_architecture(architecture, source)),
                  DeviceDataOrigin::architecture_table) {}
 
 DeviceData::DeviceData(const Device& device) : origin_(DeviceDataOrigin::device) {
@@ -384,57 +359,6 @@ std::string_view origin_name(DeviceDataOrigin origin) {
       break;
   }
   return "custom";
-}
-
-void to_json(nlohmann::json& j, const DeviceProperties& p) {
-  j = nlohmann::json{
-      {"name", p.name},
-      {"family", p.family},
-      {"compute_capability", p.compute_capability.str()},
-      {"max_threads_per_block", p.max_threads_per_block},
-      {"warp_size", p.warp_size},
-      {"max_threads_per_multiprocessor", p.max_threads_per_multiprocessor},
-      {"max_blocks_per_multiprocessor", p.max_blocks_per_multiprocessor},
-      {"registers_per_multiprocessor", p.registers_per_multiprocessor},
-      {"registers_per_block", p.registers_per_block},
-      {"max_registers_per_thread", p.max_registers_per_thread},
-      {"register_allocation_granularity", p.register_allocation_granularity},
-      {"shared_memory_per_multiprocessor", p.shared_memory_per_multiprocessor},
-      {"shared_memory_per_block", p.shared_memory_per_block},
-      {"shared_memory_per_block_optin", p.shared_memory_per_block_optin},
-      {"reserved_shared_memory_per_block", p.reserved_shared_memory_per_block},
-      {"shared_memory_allocation_granularity", p.shared_memory_allocation_granularity},
-      {"shared_memory_banks", p.shared_memory_banks},
-      {"cache_line_size", p.cache_line_size},
-      {"sm_count", p.sm_count ? nlohmann::json(*p.sm_count) : nlohmann::json(nullptr)},
-      {"sm_count_part", p.sm_count ? nlohmann::json(p.sm_count_part) : nlohmann::json(nullptr)},
-      {"unknown_fields", p.unknown_fields},
-      {"unknown_reason",
-       p.unknown_fields.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.unknown_reason)},
-  };
-  if (p.family.empty()) j["family"] = nullptr;
-  // What the table does not know is null, as in share/architectures.json.
-  for (const auto& field : p.unknown_fields) j[field] = nullptr;
-}
-
-void to_json(nlohmann::json& j, const DeviceData& data) {
-  to_json(j, data.properties());
-  j["origin"] = origin_name(data.origin());
-  // PyCUDA's names for the same values.
-  auto known = [&](int value, std::initializer_list<const char*> fields) {
-    for (const char* field : fields)
-      if (!data.knows(field)) return nlohmann::json(nullptr);
-    return nlohmann::json(value);
-  };
-  j["max_threads"] = known(data.max_threads(), {"max_threads_per_block"});
-  j["warps_per_mp"] = known(data.warps_per_mp(), {"max_threads_per_multiprocessor", "warp_size"});
-  j["thread_blocks_per_mp"] = known(data.thread_blocks_per_mp(), {"max_blocks_per_multiprocessor"});
-  j["registers"] = known(data.registers(), {"registers_per_block"});
-  j["shared_memory"] = data.knows("shared_memory_per_block") ? nlohmann::json(data.shared_memory())
-                                                             : nlohmann::json(nullptr);
-  j["smem_granularity"] = known(data.smem_granularity(), {"shared_memory_banks"});
-  j["smem_alloc_granularity"] =
-      known(data.smem_alloc_granularity(), {"shared_memory_allocation_granularity"});
 }
 
 }  // namespace cudatool

@@ -111,12 +111,6 @@ std::optional<OccupancyUnknown> occupancy_unknown(const DeviceData& devdata) {
   return OccupancyUnknown{p.name, std::move(fields), p.unknown_reason};
 }
 
-void to_json(nlohmann::json& j, const OccupancyUnknown& unknown) {
-  j = nlohmann::json{{"architecture", unknown.architecture},
-                     {"unknown_fields", unknown.fields},
-                     {"reason", unknown.reason}};
-}
-
 std::string_view limit_name(OccupancyLimit limit) {
   switch (limit) {
     case OccupancyLimit::device:
@@ -344,65 +338,6 @@ BlockSizeSuggestion suggest_block_size(const DeviceData& devdata, const Occupanc
   if (const auto sms = devdata.properties().sm_count)
     suggestion.min_grid_size = std::int64_t{best->tb_per_mp} * *sms;
   return suggestion;
-}
-
-void to_json(nlohmann::json& j, const BlockLimits& limits) {
-  auto value = [](const std::optional<int>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-  };
-  j = nlohmann::json{{"device", limits.device},
-                     {"warps", limits.warps},
-                     {"regs", value(limits.regs)},
-                     {"smem", value(limits.smem)},
-                     {"barriers", value(limits.barriers)}};
-}
-
-void to_json(nlohmann::json& j, const OccupancyRecord& r) {
-  j = nlohmann::json{
-      {"threads", r.threads},
-      {"shared_mem", r.shared_mem},
-      {"registers", r.registers},
-      {"block_barriers", r.block_barriers},
-      {"tb_per_mp", r.tb_per_mp},
-      {"limited_by", r.limited_by},
-      {"limiting_factors", r.limiting_factors()},
-      {"warps_per_mp", r.warps_per_mp},
-      {"max_warps_per_mp", r.max_warps_per_mp},
-      {"occupancy", r.occupancy},
-      {"block_limits", r.limits},
-      {"allocated_registers_per_block", r.allocated_registers_per_block},
-      {"allocated_shared_mem_per_block", r.allocated_shared_mem_per_block},
-      {"opted_in", r.opted_in},
-  };
-}
-
-void to_json(nlohmann::json& j, const OccupancyImprovement& improvement) {
-  j = nlohmann::json{{"resource", improvement.resource},
-                     {"value", improvement.value},
-                     {"reduction", improvement.reduction},
-                     {"tb_per_mp", improvement.tb_per_mp},
-                     {"occupancy", improvement.occupancy}};
-}
-
-void to_json(nlohmann::json& j, const SweepStep& step) {
-  j = nlohmann::json{{"first", step.first},         {"last", step.last},
-                     {"tb_per_mp", step.tb_per_mp}, {"warps_per_mp", step.warps_per_mp},
-                     {"occupancy", step.occupancy}, {"limited_by", step.limited_by}};
-}
-
-void to_json(nlohmann::json& j, const OccupancySweep& sweep) {
-  j = nlohmann::json{{"parameter", sweep.parameter}, {"records", sweep.records}};
-}
-
-void to_json(nlohmann::json& j, const BlockSizeSuggestion& s) {
-  j = nlohmann::json{
-      {"block_size", s.block_size},
-      {"tb_per_mp", s.tb_per_mp},
-      {"occupancy", s.occupancy},
-      {"smallest_block_size", s.smallest_block_size},
-      {"min_grid_size",
-       s.min_grid_size ? nlohmann::json(*s.min_grid_size) : nlohmann::json(nullptr)},
-  };
 }
 
 }  // namespace cudatool

@@ -15,15 +15,13 @@
 #include <cudatool/occupancy/device_data.hpp>
 #include <cudatool/occupancy/occupancy.hpp>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
 int main(int argc, char** argv) {
   const cudatool::DeviceData sm90("sm_90");
   const cudatool::OccupancyRecord record(sm90, 256, 10 * 1024, 37);
-  nlohmann::json j = record;
-  std::cout << "tb_per_mp " << j["tb_per_mp"] << " limited_by " << record.limited_by << '\n'
+  std::cout << "tb_per_mp " << record.tb_per_mp << " limited_by " << record.limited_by << '\n'
             << "sha256(abc) " << cudatool::sha256_hex("abc") << '\n';
   const cudatool::KernelNameFilter filter("^gemm_[0-9]+$", "--kernel");
   std::cout << "filter " << filter.matches("gemm_128") << filter.matches("gemm_x") << '\n';
@@ -44,7 +42,7 @@ int main(int argc, char** argv) {
 
   cudatool::CompileRequest request;
   request.source = "__global__ void k(int* p) { *p = 1; }";
-  request.arch = cudatool::Arch::parse("sm_90");
+  request.arch = cudatool::Arch::parse("sm_90", "arch");
   request.engine = cudatool::Engine::nvrtc;
   try {
     const cudatool::CompileResult compiled = cudatool::compile_uncached(request);

@@ -26,10 +26,10 @@ TEST(Units, FormatsBytes) {
 
 TEST(ComputeCapabilityText, Parses) {
   EXPECT_EQ(parse_compute_capability("9.0", "--min-cc"), (ComputeCapability{9, 0}));
-  EXPECT_EQ(parse_compute_capability("8", "--min-cc"), (ComputeCapability{8, 0}));
+  EXPECT_EQ(parse_compute_capability("compute_90a", "--min-cc"), (ComputeCapability{9, 0}));
   EXPECT_EQ(parse_compute_capability("sm_90", "--min-cc"), (ComputeCapability{9, 0}));
   EXPECT_EQ(parse_compute_capability("sm_121", "--min-cc"), (ComputeCapability{12, 1}));
-  for (const char* bad : {"", "abc", "9.", "sm_", "sm_9", "-1", "9.10", "0.0"})
+  for (const char* bad : {"", "abc", "9.", "sm_", "sm_9", "-1", "9.10", "0.0", "8", "sm_1234"})
     EXPECT_THROW(parse_compute_capability(bad, "--min-cc"), UsageError) << bad;
 }
 

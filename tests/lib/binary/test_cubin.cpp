@@ -33,7 +33,7 @@ CompileRequest corpus_request(const testing::CorpusFile& file, const std::string
   CompileRequest r;
   r.source = testing::read_file(file.path);
   r.source_name = file.name;
-  r.arch = Arch::parse(arch);
+  r.arch = Arch::parse(arch, "arch");
   r.extern_c = false;  // the corpus says extern "C" itself; templates need C++ linkage
   r.maxrregcount = file.maxrregcount;
   r.engine = engine;
@@ -70,7 +70,7 @@ TEST_P(CubinAgainstPtxas, EveryKernelOfTheCorpusMatchesPtxasReport) {
     }
     const auto report = parse_ptxas_report(result.log);
     const CubinInfo info = read_cubin(bytes(result.image));
-    EXPECT_EQ(info.sm, result.arch.cc);
+    EXPECT_EQ(info.sm, result.arch.number());
     ASSERT_EQ(info.kernels.size(), report.size()) << result.log;
     for (const auto& k : info.kernels) {
       SCOPED_TRACE(k.name);

@@ -99,5 +99,45 @@ TEST_F(ChangingFile, SectionNamesRewrittenWhileReadNeverCrash) {
   EXPECT_GT(read + changed, 10);
 }
 
+// The one kernel selector (occupancy --kernel-from): exactly one kernel name, and one
+// architecture unless the caller takes the first.
+TEST(FindOneKernel, ExactlyOneKernelOrAMessageNamingTheSource) {
+  ScanResult found;
+  found.images.resize(2);
+  found.images[0].arch = "sm_80";
+  found.images[1].arch = "sm_90";
+  auto kernel = [](std::size_t image, const char* name) {
+    ScannedKernel k;
+    k.image = image;
+    k.resources.name = k.resources.demangled = name;
+    return k;
+  };
+  found.kernels = {kernel(0, "scale"), kernel(1, "scale"), kernel(1, "scan"), kernel(1, "copy")};
+  KernelLookup lookup;
+  lookup.source = "--kernel";
+  lookup.file = "f.o";
+  lookup.arch_source = "--arch";
+  auto message = [&](const char* pattern) -> std::string {
+    lookup.pattern = pattern;
+    try {
+      find_one_kernel(found, KernelNameFilter(pattern, "--kernel"), lookup);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(message("^copy$"), "");
+  EXPECT_EQ(message("nothing"), "--kernel \"nothing\": no such kernel in \"f.o\"");
+  EXPECT_EQ(message("sca"), "--kernel \"sca\" matches 2 kernels (scale; scan): make it unique");
+  EXPECT_EQ(message("scale"),
+            "--kernel \"scale\" is compiled for sm_80, sm_90: choose one with --arch");
+  lookup.several_architectures_ok = true;
+  lookup.pattern = "scale";
+  EXPECT_EQ(&find_one_kernel(found, KernelNameFilter("scale", "--kernel"), lookup),
+            &found.kernels[0]);
+  lookup.arch = "sm_100";
+  EXPECT_EQ(message("nothing"), "--kernel \"nothing\": no such kernel in \"f.o\" for \"sm_100\"");
+}
+
 }  // namespace
 }  // namespace cudatool

@@ -342,7 +342,7 @@ class CompileThroughCache : public ::testing::Test {
   static CompileRequest request(const std::string& source) {
     CompileRequest r;
     r.source = source;
-    r.arch = Arch::parse("sm_90");
+    r.arch = Arch::parse("sm_90", "arch");
     return r;
   }
 };
@@ -394,7 +394,7 @@ TEST_F(CompileThroughCache, KeysCoverOptionsArchitectureAndSource) {
   r.defines = {"X"};
   EXPECT_NE(cache_key(r), key);
   r = base;
-  r.arch = Arch::parse("sm_80");
+  r.arch = Arch::parse("sm_80", "arch");
   EXPECT_NE(cache_key(r), key);
   r = base;
   r.maxrregcount = 32;

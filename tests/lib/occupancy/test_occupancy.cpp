@@ -8,6 +8,7 @@
 // allocation granularity after adding the reserved 1 KiB (8.0 on). Warps per block are
 // threads / 32 rounded up.
 #include "cudatool/occupancy/occupancy.hpp"
+#include "occupancy_json.hpp"  // the renderer (apps/cudatool/)
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cudatool {
 
@@ -29,5 +30,11 @@ std::string valid_utf8(std::string_view text);
 // printable(text) in double quotes: `"sm_\x1b[31m"`. What every message uses to echo a value (not
 // std::quoted).
 std::string quote_input(std::string_view text, std::size_t max_bytes = kMaxEchoedValue);
+
+// The entries of a comma-separated list ("sm_80,sm_90"): the one splitter of list-valued
+// flags. An empty entry ("", "a,", ",a", "a,,b") throws UsageError
+// `<source> "<text>": an empty entry in the list (expected e.g. <example>)`.
+std::vector<std::string> split_list(std::string_view text, std::string_view source,
+                                    std::string_view example);
 
 }  // namespace cudatool

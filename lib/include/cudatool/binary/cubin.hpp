@@ -35,7 +35,6 @@
 #include <array>
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -61,8 +60,6 @@ struct KernelResources {
   bool stack_unknown = false;
   friend bool operator==(const KernelResources&, const KernelResources&) = default;
 };
-
-void to_json(nlohmann::json& j, const KernelResources& k);
 
 // What the image says about how a kernel may be launched (not function attributes).
 struct KernelBounds {

@@ -16,11 +16,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
+#include "cudatool/base/arch.hpp"
 
 #include "cudatool/binary/cubin.hpp"
+#include "cudatool/binary/kernel_filter.hpp"
 
 namespace cudatool {
 
@@ -29,7 +32,7 @@ struct ImageKernels;
 struct ScanOptions {
   // Architectures to keep ("sm_90" also keeps sm_90a and sm_90f; "sm_90a" only itself);
   // empty for all.
-  std::vector<std::string> arch;
+  std::vector<Arch> arch;
   unsigned threads = 0;  // worker threads; 0 for one per hardware thread
   // Called from the calling thread about every 100 ms while entries are read.
   std::function<void(std::size_t done, std::size_t total)> progress;
@@ -113,10 +116,27 @@ ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOption
 ScanResult scan_bytes(std::span<const std::uint8_t> bytes, const std::string& name,
                       const ScanOptions& options);
 
-// Whether an image's architecture passes the --arch filters (see ScanOptions::arch);
-// PTX ("compute_90") matches "sm_90" and "compute_90".
-bool arch_matches(const std::string& arch, const std::vector<std::string>& filters);
-// Checks --arch values: "sm_90", "sm_90a", "sm_100f", "compute_90"; UsageError otherwise.
-void check_arch_filter(const std::string& filter);
+// What find_one_kernel looks for, and the names its messages use.
+struct KernelLookup {
+  std::string_view pattern;               // the filter's text, as given
+  std::string_view source;                // what gave it: "--kernel"
+  std::string_view file;                  // the file scanned
+  std::optional<std::string_view> arch;   // the architecture the scan kept, where one was
+  std::string_view arch_source;           // what chooses one: "--arch"
+  bool several_architectures_ok = false;  // take the first (a device decides the rest)
+};
+
+// The one kernel of `found` that `filter` matches. Throws UsageError
+//   `<source> "<pattern>": no such kernel in "<file>"[ for "<arch>"]` where none matches,
+//   `<source> "<pattern>" matches N kernels (a; b): make it unique` for several names,
+//   `<source> "<pattern>" is compiled for sm_80, sm_90: choose one with <arch_source>` for one
+//   name in several architectures (unless several_architectures_ok).
+const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFilter& filter,
+                                     const KernelLookup& lookup);
+
+// Whether an image's architecture passes the filters (see ScanOptions::arch, Arch::passes);
+// PTX ("compute_90") matches "sm_90" and "compute_90". An image whose architecture is
+// outside the grammar (a malformed fatbin entry) passes none.
+bool arch_matches(const std::string& arch, const std::vector<Arch>& filters);
 
 }  // namespace cudatool

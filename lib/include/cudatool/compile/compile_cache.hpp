@@ -37,7 +37,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,7 +70,6 @@ struct CacheStats {
   std::uint64_t bytes = 0;
   std::uint64_t max_bytes = 0;
 };
-void to_json(nlohmann::json& j, const CacheStats& s);
 
 class CompileCache {
  public:

@@ -37,11 +37,12 @@
 #pragma once
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "cudatool/base/arch.hpp"
 
 namespace cudatool {
 
@@ -53,15 +54,9 @@ enum class OutputKind { cubin, ptx };
 std::string_view to_string(Engine e);
 std::string_view to_string(OutputKind k);
 
-// sm_XX (real, CUBIN) or compute_XX (virtual, PTX only), with optional a/f suffix.
-struct Arch {
-  bool real = true;
-  int cc = 0;          // 90 for sm_90
-  std::string suffix;  // "", "a" or "f"
-  std::string str() const { return (real ? "sm_" : "compute_") + std::to_string(cc) + suffix; }
-  // Throws UsageError for garbage, or for a compute capability below 7.5 (CUDA 13's oldest).
-  static Arch parse(std::string_view text);
-};
+// Policy apart from the grammar (base/arch.hpp): CUDA 13 compiles for sm_75 and up.
+// UsageError `<source> <arch>: compute capability X.Y is not supported by CUDA 13 ...`.
+void check_supported(const Arch& arch, std::string_view source);
 
 struct CompileRequest {
   std::string source;                     // the text as given (no NUL or 0xFF byte)
@@ -109,7 +104,6 @@ struct CompileResult {
   std::vector<std::string> kept_files;
 };
 // Everything but the image.
-void to_json(nlohmann::json& j, const CompileResult& r);
 
 // The default-flags environment variable of an engine: CUDATOOL_DEFAULT_NVRTC_FLAGS or
 // CUDATOOL_DEFAULT_NVCC_FLAGS (the PYCUDA_DEFAULT_NVCC_FLAGS analogue), split on

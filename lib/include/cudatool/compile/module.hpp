@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,7 +55,6 @@ struct ResourceDifference {
   long long offline = 0;
   long long loaded = 0;
 };
-void to_json(nlohmann::json& j, const ResourceDifference& d);
 
 // Every difference in the five function attributes, kernel by kernel (matched by name);
 // a kernel present on one side only is a difference with attribute "present".

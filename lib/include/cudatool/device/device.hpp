@@ -5,6 +5,8 @@
 
 #include <cuda.h>
 
+#include "cudatool/base/arch.hpp"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -12,15 +14,6 @@
 #include <vector>
 
 namespace cudatool {
-
-struct ComputeCapability {
-  int major = 0;
-  int minor = 0;
-  std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
-  std::string sm() const { return "sm_" + std::to_string(major) + std::to_string(minor); }
-  friend bool operator==(const ComputeCapability&, const ComputeCapability&) = default;
-  friend auto operator<=>(const ComputeCapability&, const ComputeCapability&) = default;
-};
 
 class Device {
  public:

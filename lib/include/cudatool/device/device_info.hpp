@@ -64,7 +64,8 @@ struct RequirementReport {
 RequirementReport check_requirements(const std::vector<DeviceInfo>& devices,
                                      const DeviceRequirements& requirements);
 
-// "9.0" or "9" -> {9, 0}; UsageError naming `source` otherwise.
+// The compute capability an architecture names (Arch's grammar: "9.0", "sm_90", "sm_90a",
+// "compute_90" -> {9, 0}); UsageError naming `source` otherwise.
 ComputeCapability parse_compute_capability(std::string_view text, std::string_view source);
 
 void to_json(nlohmann::json& j, const ComputeCapability& cc);

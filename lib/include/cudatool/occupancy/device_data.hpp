@@ -25,7 +25,6 @@
 #pragma once
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -86,10 +85,10 @@ class DeviceData {
   // RequirementError for a compute capability the table does not know.
   explicit DeviceData(const Device& device);
   // An architecture from the table: "sm_90", "sm_90a", "sm_100f", "compute_90", "9.0",
-  // a former name such as "sm_101" (case does not matter). Never touches the driver.
-  // Throws UsageError for anything else. A row with unknown values is accepted: check
-  // unknown_occupancy_inputs() before asking for occupancy.
-  explicit DeviceData(std::string_view architecture);
+  // a former name such as "sm_101" (Arch's grammar, base/arch.hpp). Never touches the
+  // driver. Throws UsageError naming `source` for anything else. A row with unknown values is
+  // accepted: check unknown_occupancy_inputs() before asking for occupancy.
+  explicit DeviceData(std::string_view architecture, std::string_view source = "architecture");
 
   const DeviceProperties& properties() const { return properties_; }
   DeviceDataOrigin origin() const { return origin_; }
@@ -146,9 +145,9 @@ std::span<const DeviceProperties> known_architectures();
 // "sm_90", "sm_90a", "sm_100f", "sm_121a", "compute_90", "9.0" -> {9, 0}: the suffixes
 // "a" (architecture-specific) and "f" (family-specific) name the base row, whose limits
 // they share; a former name maps to the row it was renamed to ("sm_101" -> {11, 0}).
-// Throws UsageError naming the value for a malformed name or one not in the table
-// (listing the known ones).
-ComputeCapability parse_architecture(std::string_view text);
+// The grammar is Arch's (base/arch.hpp). Throws UsageError `<source> "<text>": ...` for a
+// malformed name or one not in the table (listing the known ones).
+ComputeCapability parse_architecture(std::string_view text, std::string_view source);
 
 // The same without the table and without throwing: the compute capability a well-formed
 // name spells (former names not mapped: "sm_101" -> {10, 1}), or nullopt.
@@ -165,9 +164,5 @@ const DeviceProperties* lookup_architecture(std::string_view text);
 std::span<const std::string_view> architecture_columns();
 
 std::string_view origin_name(DeviceDataOrigin origin);  // "architecture_table", ...
-
-void to_json(nlohmann::json& j, const DeviceProperties& properties);
-// The properties plus "origin" and PyCUDA's derived fields (warps_per_mp, ...).
-void to_json(nlohmann::json& j, const DeviceData& data);
 
 }  // namespace cudatool

@@ -8,7 +8,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,8 +32,6 @@ struct OccupancyUnknown {
 };
 // nullopt when every input is known (DeviceData::unknown_occupancy_inputs() is empty).
 std::optional<OccupancyUnknown> occupancy_unknown(const DeviceData& devdata);
-// {"architecture", "unknown_fields", "reason"}.
-void to_json(nlohmann::json& j, const OccupancyUnknown& unknown);
 
 // Thrown by OccupancyRecord, the sweeps and suggest_block_size where occupancy_unknown()
 // is not nullopt (exit status 4, a requirement unmet, if nobody catches it).
@@ -168,12 +165,5 @@ BlockSizeSuggestion suggest_block_size(const DeviceData& devdata, std::size_t sh
 // The same rule over the block sizes of a sweep (a given list). `sweep` must be over
 // "threads" and not empty.
 BlockSizeSuggestion suggest_block_size(const DeviceData& devdata, const OccupancySweep& sweep);
-
-void to_json(nlohmann::json& j, const BlockLimits& limits);
-void to_json(nlohmann::json& j, const OccupancyRecord& record);
-void to_json(nlohmann::json& j, const OccupancyImprovement& improvement);
-void to_json(nlohmann::json& j, const SweepStep& step);
-void to_json(nlohmann::json& j, const OccupancySweep& sweep);
-void to_json(nlohmann::json& j, const BlockSizeSuggestion& suggestion);
 
 }  // namespace cudatool

@@ -1,0 +1,45 @@
+// The one writer of a kernel's occupancy object (KernelOccupancy, occupancy/kernel_occupancy.hpp):
+// `kernels --json` streams it for each kernel, `compile --json` nests it in each kernel. Its
+// keys: limited_by, occupancy, reason, tb_per_mp, threads, warps_per_mp (the numbers null
+// and reason set where there is no occupancy; reason null otherwise).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "cudatool/occupancy/kernel_occupancy.hpp"
+#include "json_stream.hpp"
+
+namespace cudatool::app {
+
+inline void write_kernel_occupancy(JsonStream& out, const KernelOccupancy& oc) {
+  out.begin_object();
+  if (oc.record) {
+    out.member("limited_by", std::string_view(oc.record->limited_by))
+        .member("occupancy", oc.record->occupancy)
+        .member("reason", nullptr)
+        .member("tb_per_mp", oc.record->tb_per_mp)
+        .member("threads", oc.threads)
+        .member("warps_per_mp", oc.record->warps_per_mp);
+  } else {
+    out.member("limited_by", nullptr)
+        .member("occupancy", nullptr)
+        .member("reason", oc.reason)
+        .member("tb_per_mp", nullptr)
+        .member("threads", oc.threads)
+        .member("warps_per_mp", nullptr);
+  }
+  out.end_object();
+}
+
+// The same object as a tree, for documents built with nlohmann (compile): written by the
+// writer above and read back, so that the two can never differ.
+inline nlohmann::json kernel_occupancy_json(const KernelOccupancy& oc) {
+  std::string text;
+  JsonStream out(text);
+  write_kernel_occupancy(out, oc);
+  return nlohmann::json::parse(text);
+}
+
+}  // namespace cudatool::app

@@ -1,0 +1,117 @@
+// compile --threads, kernels --threads and occupancy --kernel-from answer "the occupancy of
+// this kernel at N threads on this architecture" alike (occupancy/kernel_occupancy.hpp):
+// for kernels with launch bounds, __launch_bounds__ min-blocks, a required block size
+// (reqntid), cluster dimensions, a stack frame, static shared memory and barriers, on
+// architectures with and without gaps in the table (sm_88), at block sizes inside and
+// outside what each kernel allows. The kernels are compiled by NVRTC from
+// tests/data/occupancy/kernel_kinds.cu.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "compile_corpus.hpp"
+#include "process.hpp"
+
+namespace cudatool::testing {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class CliKernelOccupancy : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto why = nvrtc_unavailable()) GTEST_SKIP() << *why;
+    std::string pattern = (fs::temp_directory_path() / "cudatool-kernel-occupancy-XXXXXX").string();
+    dir_ = ::mkdtemp(pattern.data());
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  ProcessOptions options() const {
+    ProcessOptions o = without_driver();
+    o.env["CUDATOOL_CACHE_DIR"] = (dir_ / "cache").string();
+    o.env["CUDATOOL_DEFAULT_NVRTC_FLAGS"] = std::nullopt;
+    return o;
+  }
+  static std::string source() {
+    return std::string(CUDATOOL_SOURCE_DIR) + "/tests/data/occupancy/kernel_kinds.cu";
+  }
+  fs::path dir_;
+};
+
+// name -> its occupancy object, from a document's kernels array.
+std::map<std::string, json> by_name(const json& document) {
+  std::map<std::string, json> out;
+  for (const auto& k : document.at("kernels")) out[k.at("name")] = k.at("occupancy");
+  return out;
+}
+
+TEST_F(CliKernelOccupancy, CompileKernelsAndOccupancyGiveTheSameObject) {
+  std::size_t compared = 0, with_number = 0, refused = 0, unknown = 0;
+  for (const std::string arch : {"sm_90", "sm_100", "sm_80", "sm_88"}) {
+    const fs::path cubin = dir_ / (arch + ".cubin");
+    auto r = run_cudatool({"compile", source(), "--arch", arch, "--no-cache", "-o", cubin.string()},
+                          options());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const int threads : {32, 64, 128, 256, 1024}) {
+      SCOPED_TRACE(arch + " at " + std::to_string(threads));
+      const std::string n = std::to_string(threads);
+      r = run_cudatool(
+          {"compile", source(), "--arch", arch, "--no-cache", "--threads", n, "--json"}, options());
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const auto from_compile = by_name(json::parse(r.out));
+      r = run_cudatool({"kernels", cubin.string(), "--threads", n, "--json"}, options());
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      const auto from_kernels = by_name(json::parse(r.out));
+      ASSERT_EQ(from_compile.size(), from_kernels.size());
+      ASSERT_GE(from_kernels.size(), 4u);
+      for (const auto& [name, expected] : from_kernels) {
+        SCOPED_TRACE(name);
+        ASSERT_TRUE(from_compile.count(name));
+        EXPECT_EQ(from_compile.at(name), expected) << "compile differs from kernels";
+        ++compared;
+        r = run_cudatool({"occupancy", "--kernel-from", cubin.string(), "--kernel",
+                          "^" + name + "$", "--threads", n, "--json"},
+                         options());
+        if (expected.at("reason").is_null()) {
+          ++with_number;
+          ASSERT_EQ(r.exit_code, 0) << r.err;
+          const json doc = json::parse(r.out);
+          for (const char* key :
+               {"threads", "tb_per_mp", "warps_per_mp", "occupancy", "limited_by"})
+            EXPECT_EQ(doc.at(key), expected.at(key)) << key << ": occupancy differs from kernels";
+        } else if (expected.at("reason").get<std::string>().find("is unknown") !=
+                   std::string::npos) {
+          // A gap in the table: occupancy's document has no numbers and says which values
+          // are unknown, as kernels' reason does.
+          ++unknown;
+          ASSERT_EQ(r.exit_code, 0) << r.err;
+          const json doc = json::parse(r.out);
+          for (const char* key : {"tb_per_mp", "occupancy", "limited_by"})
+            EXPECT_TRUE(doc.at(key).is_null()) << key;
+          EXPECT_EQ(doc.at("unknown").at("architecture"), arch);
+        } else {
+          // The kernel cannot run this block size: exit 2 with the same reason.
+          ++refused;
+          EXPECT_EQ(r.exit_code, 2) << r.out;
+          EXPECT_NE(r.out.find(expected.at("reason").get<std::string>()), std::string::npos)
+              << r.out;
+        }
+      }
+    }
+  }
+  // Every branch was taken: numbers, a block size a kernel refuses, a table gap.
+  EXPECT_GT(with_number, 0u);
+  EXPECT_GT(refused, 0u);
+  EXPECT_GT(unknown, 0u);
+  EXPECT_GE(compared, 100u);
+}
+
+}  // namespace
+}  // namespace cudatool::testing
