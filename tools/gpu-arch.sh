@@ -26,9 +26,9 @@ trap 'rm -rf "$work"' EXIT
   --threads 128 -o "$work/kinds.cubin" || { echo "compile --load: resources differ or failed"; failed=1; }
 for k in bounded min_blocks required64 clustered spills tiled; do
   [ "$sm" \< sm_90 ] && { [ $k = required64 ] || [ $k = clustered ]; } && continue
-  a=$("$ct" occupancy --kernel-from "$work/kinds.cubin" --kernel "^$k\$" --threads 128 --device 0 --json 2>&1 |
+  a=$("$ct" occupancy --kernel-from "$work/kinds.cubin" --kernel "^$k\$" --threads 128 --device 0 --json 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); print({k: d.get(k) for k in ("tb_per_mp","warps_per_mp","limited_by","error")})')
-  b=$("$ct" occupancy --kernel-from "$work/kinds.cubin" --kernel "^$k\$" --threads 128 --arch "$sm" --json 2>&1 |
+  b=$("$ct" occupancy --kernel-from "$work/kinds.cubin" --kernel "^$k\$" --threads 128 --arch "$sm" --json 2>/dev/null |
     python3 -c 'import json,sys; d=json.load(sys.stdin); print({k: d.get(k) for k in ("tb_per_mp","warps_per_mp","limited_by","error")})')
   echo "$k at 128: device $a, table $b"
   [ "$a" = "$b" ] || { echo "$k: the device and the table differ"; failed=1; }
