@@ -115,3 +115,34 @@ TEST_F(CliKernelOccupancy, CompileKernelsAndOccupancyGiveTheSameObject) {
 
 }  // namespace
 }  // namespace cudatool::testing
+
+namespace cudatool::testing {
+namespace {
+
+// A required block size is not a bound on max_threads_per_block: the H100 driver reports
+// 1024 for required64 (__block_size__((64, 1, 1)), 8 registers; tools/gpu-arch.sh's
+// compile --load said "MISMATCH required64 max_threads_per_block: cubin 64, driver 1024"
+// while the CUBIN reader capped it). The requirement stays in the kernel's block note, and
+// occupancy refuses any other size.
+TEST_F(CliKernelOccupancy, ARequiredBlockSizeIsNotTheMaxThreadsAttribute) {
+  const fs::path cubin = dir_ / "sm_90.cubin";
+  auto r = run_cudatool(
+      {"compile", source(), "--arch", "sm_90", "--no-cache", "-o", cubin.string()}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run_cudatool({"kernels", "--json", "--threads", "128", cubin.string()}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  bool seen = false;
+  for (const auto& k : doc.at("kernels")) {
+    if (k.at("name") != "required64") continue;
+    seen = true;
+    EXPECT_EQ(k.at("max_threads_per_block"), 1024);
+    EXPECT_EQ(k.at("occupancy").at("tb_per_mp"), nullptr);
+    EXPECT_NE(k.at("occupancy").at("reason").get<std::string>().find("exactly 64 threads"),
+              std::string::npos);
+  }
+  EXPECT_TRUE(seen) << r.out;
+}
+
+}  // namespace
+}  // namespace cudatool::testing

@@ -249,7 +249,9 @@ CubinInfo read_cubin_image(const ByteReader& r) {
     k.const_size_bytes = const_size;
     std::uint64_t threads = static_cast<std::uint64_t>(register_limited_block_size(k.num_regs));
     if (bounds.max_threads) threads = std::min<std::uint64_t>(threads, *bounds.max_threads);
-    if (bounds.reqntid) threads = std::min(threads, product(*bounds.reqntid));
+    // A required block size (EIATTR_REQNTID, __block_size__) is not a bound here: the H100
+    // driver reports 1024 for a __block_size__((64, 1, 1)) kernel of 8 registers. It is kept
+    // in bounds.reqntid, which occupancy_for_kernel applies.
     k.max_threads_per_block = static_cast<int>(threads);
     info.kernels.push_back(std::move(k));
     info.bounds.push_back(bounds);

@@ -20,11 +20,12 @@
 //                          have none). A relocatable image has no reserve yet (the device
 //                          link adds it). Static shared memory only
 //   const_size_bytes       the size of .nv.constant3, the module's __constant__ data
-//   max_threads_per_block  the launch bounds (EIATTR_MAX_THREADS 0x05, EIATTR_REQNTID
-//                          0x10 in .nv.info.<kernel>), the device's 1024, and the largest
-//                          block whose registers fit the 64 K per block, as the hardware
-//                          counts them (per warp rounded up to 256, warps rounded up to
-//                          the SM's 4 sub-partitions)
+//   max_threads_per_block  the launch bounds (EIATTR_MAX_THREADS 0x05 in .nv.info.<kernel>),
+//                          the device's 1024, and the largest block whose registers fit the
+//                          64 K per block, as the hardware counts them (per warp rounded up
+//                          to 256, warps rounded up to the SM's 4 sub-partitions). Not a
+//                          required block size (EIATTR_REQNTID 0x10): the driver's attribute
+//                          ignores it, and KernelBounds::reqntid carries it
 //   num_barriers           EIATTR_NUM_BARRIERS (0x4c), for occupancy
 //
 // These are the names (and the JSON keys) of PyCUDA's function_attribute. The driver may
