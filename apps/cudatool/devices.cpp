@@ -13,6 +13,7 @@
 #include "cudatool/device/device_cache.hpp"
 #include "cudatool/device/device_info.hpp"
 #include "cudatool/driver/driver.hpp"
+#include "devices_json.hpp"
 #include "render.hpp"
 #include "requirement_flags.hpp"
 

@@ -17,6 +17,7 @@
 #include "cudatool/base/units.hpp"
 #include "cudatool/driver/driver.hpp"
 #include "cudatool/driver/nvml.hpp"
+#include "devices_json.hpp"
 
 namespace cudatool::app {
 namespace {

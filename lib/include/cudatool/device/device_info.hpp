@@ -1,9 +1,9 @@
 // What `cudatool devices` reports: plain structs filled from the driver (and NVML for
-// free/used memory), a requirements check for CI smoke tests, and to_json beside them.
+// free/used memory) and a requirements check for CI smoke tests; their JSON is the app's
+// (apps/cudatool/devices_json.hpp).
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,11 +67,5 @@ RequirementReport check_requirements(const std::vector<DeviceInfo>& devices,
 // The compute capability an architecture names (Arch's grammar: "9.0", "sm_90", "sm_90a",
 // "compute_90" -> {9, 0}); UsageError naming `source` otherwise.
 ComputeCapability parse_compute_capability(std::string_view text, std::string_view source);
-
-void to_json(nlohmann::json& j, const ComputeCapability& cc);
-void to_json(nlohmann::json& j, const MemoryUsage& usage);
-void to_json(nlohmann::json& j, const DeviceInfo& info);
-void to_json(nlohmann::json& j, const DeviceListing& listing);
-void to_json(nlohmann::json& j, const RequirementReport& report);
 
 }  // namespace cudatool
