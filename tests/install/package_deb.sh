@@ -33,7 +33,9 @@ for soname in $needed; do
   [ -n "$path" ] || { echo "$soname: not found by ldd" >&2; exit 1; }
   owner=""
   for candidate in "$path" "$(readlink -f "$path")" "${path#/usr}" "/usr${path}"; do
-    owner=$(dpkg -S "$candidate" 2>/dev/null | head -1 | cut -d: -f1) && [ -n "$owner" ] && break
+    # Ubuntu 24.04's usrmerge lists diversions first ("diversion by libc6 from: /lib64/...").
+    owner=$(dpkg -S "$candidate" 2>/dev/null | grep -v '^diversion by ' | head -1 | cut -d: -f1) &&
+      [ -n "$owner" ] && break
   done
   if [ -z "$owner" ]; then
     echo "note: $soname ($path) belongs to no package here: dpkg-shlibdeps cannot name it"
