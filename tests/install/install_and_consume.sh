@@ -75,7 +75,16 @@ if grep -E '/usr/lib/|\.so"|\.a"' "$prefix/$libdir/cmake/cudatool/cudatool-targe
 fi
 
 # pkg-config cudatool, at the compiler's default standard (no -std: the .pc gives it).
-export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+# The build's CMAKE_PREFIX_PATH, as for find_package above: the .pc files of a dependency
+# tree unpacked elsewhere (RE2's re2.pc on the GPU host) are under its prefixes.
+dependency_pc=""
+IFS=';' read -r -a build_prefixes <<<"$build_prefix_path"
+for p in "${build_prefixes[@]}"; do
+  for d in "$p/lib/pkgconfig" "$p/$libdir/pkgconfig" "$p/share/pkgconfig"; do
+    [ -d "$d" ] && dependency_pc="$dependency_pc:$d"
+  done
+done
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig$dependency_pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 version=$(pkg-config --modversion cudatool)
 grep -qx 'License: Apache-2.0' "$prefix/$libdir/pkgconfig/cudatool.pc"
 [ "cudatool $version" = "$("$prefix/bin/cudatool" --version | head -1)" ] ||
