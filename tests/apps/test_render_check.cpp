@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "check_samples.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/check/check.hpp"
 
@@ -23,17 +24,7 @@ using cudatool::app::check_text;
 namespace {
 
 DeviceInfo h100(int ordinal = 0) {
-  DeviceInfo d;
-  d.ordinal = ordinal;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.compute_capability = {9, 0};
-  d.total_memory = 85029158912ull;
-  d.multiprocessor_count = 132;
-  d.pci_bus_id = "0000:00:06.0";
-  d.uuid = "GPU-7d8a1b0c-1111-2222-3333-444455556666";
-  d.memory_clock_rate_khz = 2619000;
-  d.global_memory_bus_width = 5120;
-  return d;
+  return cudatool::testing::sample_h100(ordinal);
 }
 
 Report sample_report() {
@@ -295,17 +286,10 @@ TEST(RenderCheck, OccupancyInJsonTextAndPrometheus) {
   device.identity.name = "NVIDIA H100 80GB HBM3";
   device.identity.uuid = "GPU-1";
   device.identity.pci_bus_id = "0000:1a:00.0";
-  Occupancy o;
+  Occupancy o = cudatool::testing::idle_occupancy();
   o.processes = std::vector<GpuProcess>{{4242, "python3", 83429425152ull, true, false},
                                         {77, "Xorg", std::nullopt, false, true}};
   o.used_memory = 83429425152ull;
-  o.total_memory = 85029158912ull;
-  o.used_excludes_reserved = true;
-  o.gpu_utilization = 0;
-  o.memory_utilization = 0;
-  o.utilization_readings = 5;
-  o.window_s = 0.1;
-  o.compute_mode = 0;
   device.occupancy = o;
   device.checks = occupancy_results(o, {});
   CheckResult h2d = rate_result(Kind::hostlink, "h2d", 24.0, 63.0, std::nullopt, 0.75, "h2d");

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "check_samples.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/check/check.hpp"
@@ -15,17 +16,7 @@ using namespace cudatool::check;
 namespace {
 
 DeviceInfo h100(int ordinal = 0) {
-  DeviceInfo d;
-  d.ordinal = ordinal;
-  d.name = "NVIDIA H100 80GB HBM3";
-  d.compute_capability = {9, 0};
-  d.total_memory = 85029158912ull;
-  d.multiprocessor_count = 132;
-  d.pci_bus_id = "0000:00:06.0";
-  d.uuid = "GPU-7d8a1b0c-1111-2222-3333-444455556666";
-  d.memory_clock_rate_khz = 2619000;
-  d.global_memory_bus_width = 5120;
-  return d;
+  return cudatool::testing::sample_h100(ordinal);
 }
 
 NvmlHealth healthy_h100() {

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "check_samples.hpp"
 #include "cudatool/check/check.hpp"
 
 using namespace cudatool;
@@ -17,17 +18,7 @@ namespace {
 constexpr std::uint64_t kGiB = 1ull << 30;
 
 Occupancy idle() {
-  Occupancy o;
-  o.processes = std::vector<GpuProcess>{};
-  o.used_memory = 0;
-  o.total_memory = 85029158912ull;
-  o.used_excludes_reserved = true;
-  o.gpu_utilization = 0;
-  o.memory_utilization = 0;
-  o.utilization_readings = 5;
-  o.window_s = 0.1;
-  o.compute_mode = 0;
-  return o;
+  return cudatool::testing::idle_occupancy();
 }
 
 // The stale job: PyTorch holding 77.7 GiB.
