@@ -77,11 +77,16 @@ fi
 # pkg-config cudatool, at the compiler's default standard (no -std: the .pc gives it).
 # The build's CMAKE_PREFIX_PATH, as for find_package above: the .pc files of a dependency
 # tree unpacked elsewhere (RE2's re2.pc on the GPU host) are under its prefixes.
+# Their .pc files name the prefix they were built for (/usr), so the linker is also told
+# their library directories (LIBRARY_PATH, as -L would).
 dependency_pc=""
 IFS=';' read -r -a build_prefixes <<<"$build_prefix_path"
 for p in "${build_prefixes[@]}"; do
   for d in "$p/lib/pkgconfig" "$p/$libdir/pkgconfig" "$p/share/pkgconfig"; do
     [ -d "$d" ] && dependency_pc="$dependency_pc:$d"
+  done
+  for d in "$p/lib" "$p/$libdir"; do
+    [ -d "$d" ] && export LIBRARY_PATH="$d${LIBRARY_PATH:+:$LIBRARY_PATH}"
   done
 done
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig$dependency_pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
@@ -110,7 +115,7 @@ still_cuda="cudatool/compile/module.hpp cudatool/device/attributes.hpp cudatool/
 cudatool/device/device.hpp cudatool/device/device_cache.hpp cudatool/driver/driver.hpp \
 cudatool/memory/allocators.hpp"
 including() {  # PATTERN
-  (cd "$prefix/include" && grep -rlE "$1" cudatool | sort | tr '\n' ' ' | sed 's/ $//')
+  (cd "$prefix/include" && grep -rlE "$1" cudatool | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
 }
 [ "$(including '#include <nlohmann/')" = "$still_json" ] ||
   { echo "public headers including nlohmann/json: $(including '#include <nlohmann/')" >&2; exit 1; }
