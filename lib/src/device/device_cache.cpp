@@ -76,10 +76,13 @@ void trace(const DeviceCacheOutcome& outcome) {
             << " ]\n";
   // What the command does after the decision (NVML's live values, the output) ends here.
   trace_steps().clear();
-  std::atexit([] {
-    trace_step("exit");
-    std::fprintf(stderr, "device cache: after the decision [%s ]\n", trace_steps().c_str());
-  });
+  // Once per process: the Python module decides again on every call.
+  static const bool at_exit =
+      std::atexit([] {
+        trace_step("exit");
+        std::fprintf(stderr, "device cache: after the decision [%s ]\n", trace_steps().c_str());
+      }) == 0;
+  (void)at_exit;
 }
 
 bool truthy(const char* value) {
