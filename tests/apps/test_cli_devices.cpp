@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cudatool/base/test_hooks.hpp"
+#include "cudatool/device/attributes.hpp"
+#include "cudatool/device/device.hpp"
 #include "gpu_test.hpp"
 #include "process.hpp"
 
@@ -271,7 +273,8 @@ TEST_F(CliGpu, AttrsListsEveryAnsweredAttribute) {
   EXPECT_GT(attributes.size(), 120u);
   EXPECT_EQ(attributes["warp_size"], 32);
   EXPECT_EQ(attributes["multiprocessor_count"],
-            cudatool::Device(0).get_attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+            cudatool::Device(0).get_attribute(
+                cudatool::attribute_by_name("multiprocessor_count").attribute));
 }
 
 TEST_F(CliGpu, EmptyVisibleDevicesIsNoDevice) {

@@ -51,11 +51,16 @@ if grep -Eiq 'cuda|nvidia|nvrtc' <<<"$depends"; then
 fi
 [ "$(field "$tool" Package)" = cudatool ] && [ "$(field "$dev" Package)" = cudatool-dev ]
 [ "$(field "$tool" Architecture)" = "$(dpkg --print-architecture)" ]
-# The -dev package depends on the -dev package of everything the library's users link.
-for pkg in libssl-dev nlohmann-json3-dev libzstd-dev liblz4-dev libre2-dev; do
+# The -dev package depends on the -dev package of everything the library's users link, and
+# on nothing its public headers do not include (nlohmann/json, the CUDA toolkit: issue 21).
+for pkg in libssl-dev libzstd-dev liblz4-dev libre2-dev; do
   field "$dev" Depends | grep -Eq "(^|, )$pkg( |,|$)" ||
     { echo "$dev: no $pkg in Depends: $(field "$dev" Depends)" >&2; exit 1; }
 done
+if field "$dev" Depends | grep -Eiq 'nlohmann|cuda'; then
+  echo "$dev depends on what no public header includes: $(field "$dev" Depends)" >&2
+  exit 1
+fi
 contents=$(dpkg-deb -c "$tool") dev_contents=$(dpkg-deb -c "$dev")
 for f in /bin/cudatool /share/man/man1/cudatool.1.gz /usr/share/doc/cudatool/copyright \
     /bash-completion/completions/cudatool /zsh/vendor-completions/_cudatool \

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "cudatool/driver/nvrtc.hpp"
+#include "driver/nvrtc.hpp"
 
 namespace cudatool::testing {
 

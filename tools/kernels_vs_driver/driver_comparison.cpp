@@ -12,9 +12,9 @@
 #include "cudatool/base/text.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
 #include "cudatool/compile/module.hpp"
-#include "cudatool/driver/driver.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool::tools {
 

@@ -21,8 +21,8 @@
 #include "cudatool/check/check.hpp"
 #include "cudatool/compile/module.hpp"
 #include "cudatool/device/context.hpp"
-#include "cudatool/driver/driver.hpp"
 #include "cudatool/driver/driver_release.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool::check_kernels {
 extern const unsigned char check_fatbin[];

@@ -26,7 +26,7 @@
 #include "cudatool/binary/cubin.hpp"
 #include "cudatool/compile/compile_cache.hpp"
 #include "cudatool/compile/process.hpp"
-#include "cudatool/driver/nvrtc.hpp"
+#include "driver/nvrtc.hpp"
 
 namespace cudatool {
 namespace fs = std::filesystem;

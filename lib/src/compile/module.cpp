@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "cudatool/base/sha256.hpp"
-#include "cudatool/driver/driver.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool {
 

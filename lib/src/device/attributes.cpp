@@ -5,12 +5,13 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
+#include "device/cuda_attribute.hpp"
 
 namespace cudatool {
 namespace {
 
 #define CUDATOOL_ATTRIBUTE(name, enumerator, deprecated, description) \
-  AttributeInfo{name, enumerator, #enumerator, deprecated, description},
+  AttributeInfo{name, to_attribute(enumerator), #enumerator, deprecated, description},
 #define CUDATOOL_ATTRIBUTE_ALIAS(name, enumerator, target)
 constexpr AttributeInfo kAttributes[] = {
 #include "attribute_table.inc"

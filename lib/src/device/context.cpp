@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "cudatool/driver/driver.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool {
 

@@ -5,7 +5,7 @@
 
 #include <cuda.h>
 
-#include "cudatool/driver/driver.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool::detail {
 

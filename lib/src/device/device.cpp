@@ -8,7 +8,9 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/device/attributes.hpp"
 #include "cudatool/device/device_cache.hpp"
-#include "cudatool/driver/driver.hpp"
+#include "device/cached_answers.hpp"
+#include "device/cuda_attribute.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool {
 namespace {
@@ -141,8 +143,8 @@ std::string Device::uuid() const {
 }
 
 ComputeCapability Device::compute_capability() const {
-  return {get_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-          get_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+  return {get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)),
+          get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))};
 }
 
 std::uint64_t Device::total_memory() const {
@@ -153,13 +155,13 @@ std::uint64_t Device::total_memory() const {
   return bytes;
 }
 
-int Device::get_attribute(CUdevice_attribute attribute) const {
+int Device::get_attribute(DeviceAttribute attribute) const {
   // A rejected attribute is asked again, for the driver's own error.
   if (cached_)
     if (const auto kept = detail::cached_attribute(ordinal_, attribute); kept && !kept->rejected)
       return kept->value;
   int value = 0;
-  CUDATOOL_CU(cuDeviceGetAttribute, &value, attribute, handle());
+  CUDATOOL_CU(cuDeviceGetAttribute, &value, to_cu(attribute), handle());
   return value;
 }
 
@@ -176,7 +178,8 @@ std::vector<std::pair<std::string, int>> Device::get_attributes() const {
     }
     int value = 0;
     // An attribute this driver does not know is left out, never reported as 0.
-    if (CUDATOOL_CU_RESULT(cuDeviceGetAttribute, &value, info.attribute, handle()) == CUDA_SUCCESS)
+    if (CUDATOOL_CU_RESULT(cuDeviceGetAttribute, &value, to_cu(info.attribute), handle()) ==
+        CUDA_SUCCESS)
       values.emplace_back(std::string(info.name), value);
   }
   return values;

@@ -26,9 +26,11 @@
 #include "cudatool/base/test_hooks.hpp"
 #include "cudatool/device/attributes.hpp"
 #include "cudatool/device/device.hpp"
-#include "cudatool/driver/driver.hpp"
 #include "cudatool/driver/nvml.hpp"
 #include "cudatool/driver/nvml_inventory.hpp"
+#include "device/cached_answers.hpp"
+#include "device/cuda_attribute.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool {
 namespace {
@@ -498,7 +500,7 @@ DeviceSnapshot read_snapshot() {
     for (const AttributeInfo& info : device_attributes()) {
       int value = 0;
       const CUresult r =
-          CUDATOOL_CU_RESULT(cuDeviceGetAttribute, &value, info.attribute, device.handle());
+          CUDATOOL_CU_RESULT(cuDeviceGetAttribute, &value, to_cu(info.attribute), device.handle());
       if (r == CUDA_SUCCESS)
         c.attributes.emplace_back(static_cast<int>(info.attribute), value);
       else
@@ -516,8 +518,8 @@ DeviceSnapshot read_snapshot() {
 // ---- the process's state -----------------------------------------------------------------
 
 // Which live reading each cached value depends on.
-std::optional<std::string> reading_for(CUdevice_attribute attribute) {
-  switch (attribute) {
+std::optional<std::string> reading_for(DeviceAttribute attribute) {
+  switch (to_cu(attribute)) {
     case CU_DEVICE_ATTRIBUTE_COMPUTE_MODE:
       return "compute_mode";
     case CU_DEVICE_ATTRIBUTE_ECC_ENABLED:
@@ -759,7 +761,7 @@ std::optional<std::string> reformat_device_cache_payload(std::string_view payloa
   return entry ? std::optional<std::string>(serialize_payload(*entry)) : std::nullopt;
 }
 
-std::optional<CachedAttribute> cached_attribute(int ordinal, CUdevice_attribute attribute) {
+std::optional<CachedAttribute> cached_attribute(int ordinal, DeviceAttribute attribute) {
   State& s = state();
   std::lock_guard lock(s.mutex);
   if (!s.entry || ordinal < 0 ||

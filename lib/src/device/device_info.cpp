@@ -6,8 +6,9 @@
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/device/device_cache.hpp"
-#include "cudatool/driver/driver.hpp"
 #include "cudatool/driver/driver_release.hpp"
+#include "device/cuda_attribute.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool {
 
@@ -17,16 +18,20 @@ DeviceInfo DeviceInfo::from_device(const Device& device) {
   info.name = device.name();
   info.compute_capability = device.compute_capability();
   info.total_memory = device.total_memory();
-  info.multiprocessor_count = device.get_attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info.multiprocessor_count =
+      device.get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
   info.pci_bus_id = device.pci_bus_id();
   info.uuid = device.uuid();
-  info.max_threads_per_block = device.get_attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  info.max_threads_per_block =
+      device.get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
   info.max_shared_memory_per_block_optin =
-      device.get_attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
-  info.l2_cache_size = device.get_attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
-  info.clock_rate_khz = device.get_attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
-  info.memory_clock_rate_khz = device.get_attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
-  info.global_memory_bus_width = device.get_attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+      device.get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+  info.l2_cache_size = device.get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+  info.clock_rate_khz = device.get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE));
+  info.memory_clock_rate_khz =
+      device.get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE));
+  info.global_memory_bus_width =
+      device.get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH));
   return info;
 }
 

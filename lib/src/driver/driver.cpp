@@ -1,4 +1,4 @@
-#include "cudatool/driver/driver.hpp"
+#include "driver/driver_api.hpp"
 
 #include <cstdlib>
 #include <mutex>

@@ -3,7 +3,7 @@
 #include <cuda.h>
 
 #include "cudatool/base/error.hpp"
-#include "cudatool/driver/driver.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool {
 

@@ -1,4 +1,4 @@
-#include "cudatool/driver/nvrtc.hpp"
+#include "driver/nvrtc.hpp"
 
 #include <sys/stat.h>
 

@@ -2,10 +2,15 @@
 
 #include <cstdlib>
 
-#include "cudatool/driver/driver.hpp"
 #include "device/current_context.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool {
+
+// The public header names cuMemHostAlloc's flags without cuda.h.
+static_assert(PageLockedAllocator::kPortable == CU_MEMHOSTALLOC_PORTABLE);
+static_assert(PageLockedAllocator::kDeviceMap == CU_MEMHOSTALLOC_DEVICEMAP);
+static_assert(PageLockedAllocator::kWriteCombined == CU_MEMHOSTALLOC_WRITECOMBINED);
 
 void* HostAllocator::allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;

@@ -18,8 +18,8 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
-#include "cudatool/driver/driver.hpp"
 #include "cudatool/memory/allocators.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool::bench {
 

@@ -8,6 +8,7 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
+#include "device/cuda_attribute.hpp"
 
 namespace cudatool {
 namespace {
@@ -268,7 +269,7 @@ DeviceData::DeviceData(const Device& device) : origin_(DeviceDataOrigin::device)
   // What the driver does not report (granularities, the per-thread register limit, banks)
   // is a property of the architecture.
   DeviceProperties p = *row;
-  auto attr = [&](CUdevice_attribute a) { return device.get_attribute(a); };
+  auto attr = [&](CUdevice_attribute a) { return device.get_attribute(to_attribute(a)); };
   p.name = device.name();
   p.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
   p.warp_size = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);

@@ -3,6 +3,8 @@
 // kernel-name filter (RE2), scan_binaries on a real CUDA binary (zstd, LZ4), a compile
 // request (NVRTC, opened at run time: linked always, run only where it is found), a memory
 // pool, and the device queries of the driver (CUDATOOL_LIBCUDA: the test's fake driver).
+// Built with CUDATOOL_CONSUMER_JSON, it also uses an nlohmann/json of its own (another version
+// or ABI than the one the library was built with) beside cudatool, and names its version.
 // Usage: consumer [CUDA_BINARY...]
 #include <cudatool/base/error.hpp>
 #include <cudatool/base/sha256.hpp>
@@ -17,6 +19,9 @@
 #include <iostream>
 #include <set>
 #include <string>
+#ifdef CUDATOOL_CONSUMER_JSON
+#include <nlohmann/json.hpp>
+#endif
 
 int main(int argc, char** argv) {
   const cudatool::DeviceData sm90("sm_90");
@@ -56,5 +61,12 @@ int main(int argc, char** argv) {
   for (const cudatool::DeviceInfo& device : listing.devices)
     std::cout << ' ' << device.compute_capability.sm();
   std::cout << '\n';
+#ifdef CUDATOOL_CONSUMER_JSON
+  const nlohmann::json document = {{"tb_per_mp", record.tb_per_mp},
+                                   {"limited_by", std::string(record.limited_by)},
+                                   {"devices", listing.devices.size()}};
+  std::cout << "json " << document.dump() << " nlohmann " << NLOHMANN_JSON_VERSION_MAJOR << '.'
+            << NLOHMANN_JSON_VERSION_MINOR << '.' << NLOHMANN_JSON_VERSION_PATCH << '\n';
+#endif
   return record.tb_per_mp == 6 ? 0 : 1;
 }

@@ -7,6 +7,7 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/device/attributes.hpp"
+#include "device/cuda_attribute.hpp"
 
 using namespace cudatool;
 
@@ -57,7 +58,7 @@ TEST(AttributeTable, CoversEveryEnumeratorOfCudaH) {
 
 TEST(AttributeTable, NamesAndValuesAreUnique) {
   std::set<std::string_view> names;
-  std::set<int> values;
+  std::set<DeviceAttribute> values;
   for (const auto& info : device_attributes()) {
     EXPECT_TRUE(names.insert(info.name).second) << info.name;
     EXPECT_TRUE(values.insert(info.attribute).second) << info.name;
@@ -71,13 +72,13 @@ TEST(AttributeTable, NamesAndValuesAreUnique) {
 TEST(AttributeTable, PyCudaStyleNames) {
   const AttributeInfo* info = find_attribute("max_threads_per_block");
   ASSERT_NE(info, nullptr);
-  EXPECT_EQ(info->attribute, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  EXPECT_EQ(info->attribute, to_attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK));
   EXPECT_EQ(find_attribute("MULTIPROCESSOR_COUNT")->attribute,
-            CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+            to_attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
   EXPECT_EQ(find_attribute("CU_DEVICE_ATTRIBUTE_WARP_SIZE")->attribute,
-            CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+            to_attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE));
   EXPECT_EQ(find_attribute("compute-capability-major")->attribute,
-            CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+            to_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
 }
 
 TEST(AttributeTable, DeprecatedDuplicatesAreAliases) {

@@ -9,7 +9,8 @@
 #include "cudatool/device/device.hpp"
 #include "cudatool/device/device_info.hpp"
 #include "cudatool/device/selection.hpp"
-#include "cudatool/driver/driver.hpp"
+#include "device/cuda_attribute.hpp"
+#include "driver/driver_api.hpp"
 #include "gpu_test.hpp"
 
 using namespace cudatool;
@@ -63,7 +64,7 @@ TEST_F(DeviceGpu, AttributesAreTheDriversAndNamedAsInTheTable) {
   }
   EXPECT_TRUE(names.count("multiprocessor_count"));
   EXPECT_EQ(d.compute_capability().major,
-            d.get_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
+            d.get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)));
   EXPECT_GT(d.total_memory(), 1ull << 30);
   EXPECT_TRUE(d.uuid().starts_with("GPU-"));
   EXPECT_EQ(d.uuid().size(), 40u);

@@ -12,7 +12,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/binary/cubin.hpp"
 #include "cudatool/compile/compiler.hpp"
-#include "cudatool/driver/nvrtc.hpp"
+#include "driver/nvrtc.hpp"
 
 namespace cudatool {
 namespace {

@@ -20,9 +20,9 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/device/context.hpp"
-#include "cudatool/driver/driver.hpp"
 #include "cudatool/memory/allocators.hpp"
 #include "cudatool/memory/memory_pool.hpp"
+#include "driver/driver_api.hpp"
 #include "gpu_test.hpp"
 
 namespace cudatool {

@@ -1,5 +1,6 @@
 // The bench-pool engine without a GPU: parsing, validation, workloads, statistics, and
 // real runs of the host backend.
+#include <cuda.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "cudatool/device/context.hpp"
-#include "cudatool/driver/driver.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "device/cuda_attribute.hpp"
+#include "driver/driver_api.hpp"
 #include "gpu_test.hpp"
 
 namespace cudatool {
@@ -121,7 +122,8 @@ TEST_F(OccupancyGpu, TableRowEqualsTheDevice) {
   EXPECT_EQ(d.shared_memory_per_block, row->shared_memory_per_block);
   EXPECT_EQ(d.shared_memory_per_block_optin, row->shared_memory_per_block_optin);
   EXPECT_EQ(d.reserved_shared_memory_per_block, row->reserved_shared_memory_per_block);
-  EXPECT_EQ(d.sm_count, device().get_attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  EXPECT_EQ(d.sm_count,
+            device().get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)));
   if (device().compute_capability() == ComputeCapability{9, 0}) {
     // The H100 the issue names: the same through the name users type.
     const DeviceProperties& sm90 = DeviceData("sm_90").properties();

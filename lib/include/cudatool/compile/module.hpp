@@ -3,8 +3,6 @@
 // Loaded modules are memoised per context, like PyCUDA's context_dependent_memoize.
 #pragma once
 
-#include <cuda.h>
-
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -13,6 +11,7 @@
 
 #include "cudatool/binary/cubin.hpp"
 #include "cudatool/device/context.hpp"
+#include "cudatool/driver/handles.hpp"
 
 namespace cudatool {
 
@@ -27,18 +26,18 @@ class Module {
   Module& operator=(const Module&) = delete;
   ~Module();  // unloads, in its context
 
-  CUmodule handle() const { return module_; }
-  CUcontext context() const { return context_; }
+  ModuleHandle handle() const { return module_; }     // CUmodule
+  ContextHandle context() const { return context_; }  // CUcontext
   // Throws LogicError (CUDA_ERROR_NOT_FOUND) when the module has no such kernel.
-  CUfunction function(const std::string& name) const;
+  FunctionHandle function(const std::string& name) const;  // CUfunction
   // cuFuncGetAttribute's NUM_REGS, SHARED_SIZE_BYTES, LOCAL_SIZE_BYTES, CONST_SIZE_BYTES
   // and MAX_THREADS_PER_BLOCK of the kernel `name` (name and demangled as given).
   KernelResources resources(const std::string& name, const std::string& demangled = "") const;
 
  private:
   void unload() noexcept;
-  CUmodule module_ = nullptr;
-  CUcontext context_ = nullptr;
+  ModuleHandle module_ = nullptr;
+  ContextHandle context_ = nullptr;
 };
 
 // The module of `image` in `context`, loaded once per (context, image content) for the

@@ -7,20 +7,20 @@
 // answers them. CU_DEVICE_ATTRIBUTE_MAX is the enum's end marker and not an attribute.
 #pragma once
 
-#include <cuda.h>
-
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cudatool/driver/handles.hpp"
+
 namespace cudatool {
 
 struct AttributeInfo {
-  std::string_view name;         // "max_threads_per_block"
-  CUdevice_attribute attribute;  // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK
-  std::string_view enumerator;   // "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK"
+  std::string_view name;        // "max_threads_per_block"
+  DeviceAttribute attribute;    // CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK's value
+  std::string_view enumerator;  // "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK"
   bool deprecated;
   std::string_view description;  // cuda.h's comment
 };

@@ -3,12 +3,11 @@
 // make_default_context does not; sharing is what users of both want).
 #pragma once
 
-#include <cuda.h>
-
 #include <optional>
 #include <string>
 
 #include "cudatool/device/device.hpp"
+#include "cudatool/driver/handles.hpp"
 
 namespace cudatool {
 
@@ -22,7 +21,7 @@ class Context {
   Context& operator=(const Context&) = delete;
   ~Context();
 
-  CUcontext handle() const { return context_; }
+  ContextHandle handle() const { return context_; }  // CUcontext
   const Device& device() const { return device_; }
   void make_current() const;  // on the calling thread
   void synchronize() const;
@@ -30,7 +29,7 @@ class Context {
  private:
   void release() noexcept;
   Device device_;
-  CUcontext context_ = nullptr;
+  ContextHandle context_ = nullptr;
 };
 
 }  // namespace cudatool

@@ -3,9 +3,8 @@
 // device). Context (context.hpp) is the separate, explicit step for work that needs one.
 #pragma once
 
-#include <cuda.h>
-
 #include "cudatool/base/arch.hpp"
+#include "cudatool/driver/handles.hpp"
 
 #include <cstdint>
 #include <string>
@@ -32,7 +31,7 @@ class Device {
   int ordinal() const { return ordinal_; }
   // The driver's handle (for a device answered from the device cache, device_cache.hpp, this
   // first initialises the driver).
-  CUdevice handle() const;
+  DeviceHandle handle() const;  // CUdevice
   std::string name() const;
   std::string pci_bus_id() const;  // "0000:07:00.0"
   std::string uuid() const;        // "GPU-..." as nvidia-smi prints it
@@ -40,7 +39,7 @@ class Device {
   std::uint64_t total_memory() const;  // bytes
 
   // Throws for an attribute the driver rejects.
-  int get_attribute(CUdevice_attribute attribute) const;
+  int get_attribute(DeviceAttribute attribute) const;
   // Every attribute of the table (attributes.hpp) the driver answers, keyed by its
   // PyCUDA-style name, in enumerator order; rejected ones are left out, never shown as 0.
   std::vector<std::pair<std::string, int>> get_attributes() const;
@@ -49,10 +48,10 @@ class Device {
   friend bool operator==(const Device& a, const Device& b) { return a.handle_ == b.handle_; }
 
  private:
-  Device(int ordinal, CUdevice handle, bool cached = false)
+  Device(int ordinal, DeviceHandle handle, bool cached = false)
       : ordinal_(ordinal), handle_(handle), cached_(cached) {}
   int ordinal_ = 0;
-  CUdevice handle_ = 0;
+  DeviceHandle handle_ = 0;
   bool cached_ = false;  // answered from the device cache; handle_ is not the driver's
 };
 

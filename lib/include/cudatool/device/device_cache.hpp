@@ -28,8 +28,6 @@
 // file renamed into place, so concurrent runs read a whole entry or none).
 #pragma once
 
-#include <cuda.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -82,15 +80,6 @@ const DeviceSnapshot* cached_devices();
 }  // namespace cudatool
 
 namespace cudatool::detail {
-
-// For Device: device `ordinal`'s value from the cache where the cache may give it now (the
-// live readings it depends on are unchanged); nullopt: ask the driver.
-struct CachedAttribute {
-  bool rejected = false;  // the driver rejects it (the CUresult is `value`)
-  int value = 0;
-};
-std::optional<CachedAttribute> cached_attribute(int ordinal, CUdevice_attribute attribute);
-std::optional<std::uint64_t> cached_total_memory(int ordinal);
 
 // The entry parser, for the fuzz harness (fuzz/device_cache_entry.cpp): nullopt unless
 // `bytes` is a whole entry of this format (header, checksum, payload); otherwise the entry

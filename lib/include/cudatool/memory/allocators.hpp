@@ -10,13 +10,12 @@
 // any thread.
 #pragma once
 
-#include <cuda.h>
-
 #include <cstddef>
 #include <memory>
 #include <string>
 
 #include "cudatool/device/context.hpp"
+#include "cudatool/driver/handles.hpp"
 #include "cudatool/memory/memory_pool.hpp"
 
 namespace cudatool {
@@ -31,13 +30,13 @@ class HostAllocator {
 
 class DeviceAllocator {
  public:
-  using pointer_type = CUdeviceptr;
+  using pointer_type = DevicePointer;  // CUdeviceptr
   // Retains `device`'s primary context (and makes it current on this thread).
   explicit DeviceAllocator(const Device& device);
   explicit DeviceAllocator(std::shared_ptr<const Context> context);
 
-  CUdeviceptr allocate(std::size_t bytes);
-  void deallocate(CUdeviceptr pointer, std::size_t bytes) noexcept;
+  DevicePointer allocate(std::size_t bytes);
+  void deallocate(DevicePointer pointer, std::size_t bytes) noexcept;
   const Context& context() const { return *context_; }
   std::string describe() const;
 
@@ -45,12 +44,16 @@ class DeviceAllocator {
   std::shared_ptr<const Context> context_;
 };
 
-// The cuMemHostAlloc flags (CU_MEMHOSTALLOC_PORTABLE, _DEVICEMAP, _WRITECOMBINED).
+// The cuMemHostAlloc flags: kPortable, kDeviceMap and kWriteCombined have the values of
+// cuda.h's CU_MEMHOSTALLOC_PORTABLE, _DEVICEMAP and _WRITECOMBINED (checked where the
+// library is built), so either spelling may be given.
 class PageLockedAllocator {
  public:
   using pointer_type = void*;
-  static constexpr unsigned kValidFlags =
-      CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED;
+  static constexpr unsigned kPortable = 0x01;
+  static constexpr unsigned kDeviceMap = 0x02;
+  static constexpr unsigned kWriteCombined = 0x04;
+  static constexpr unsigned kValidFlags = kPortable | kDeviceMap | kWriteCombined;
   // Throws LogicError for flags other than the three above.
   explicit PageLockedAllocator(const Device& device, unsigned flags = 0);
   explicit PageLockedAllocator(std::shared_ptr<const Context> context, unsigned flags = 0);

@@ -1,4 +1,4 @@
-// NVRTC, the CUDA runtime compiler, opened at run time like the driver: cudatool links no
+// Internal: NVRTC, the CUDA runtime compiler, opened at run time like the driver: cudatool links no
 // CUDA library, so it starts (and explains what is missing) where NVRTC is not installed.
 //
 // Where it is looked for, in order: the file named by CUDATOOL_LIBNVRTC (that file only:
