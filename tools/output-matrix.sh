@@ -6,8 +6,8 @@
 #   tools/output-matrix.sh compare BEFORE_DIR AFTER_DIR         # cmp of every file
 #
 # KERNELS_DATA is the build's tests/kernels_data (nvcc-built fixtures). Everything runs
-# without a driver (CUDATOOL_LIBCUDA points nowhere), so the output does not depend on the
-# machine's GPU. compile runs with --no-cache; its one varying number (the compile time) is
+# without a driver (CUDATOOL_LIBCUDA points nowhere) or with the tests' fake driver (check and
+# bench-pool, where build/tests has it), so the output does not depend on the machine's GPU. compile runs with --no-cache; its one varying number (the compile time) is
 # replaced by "T" before the files are written.
 set -uo pipefail
 
@@ -17,17 +17,34 @@ record() {
   src=$(cd "$(dirname "$0")/.." && pwd)
   mkdir -p "$out"
   local n=0
+  local run_env=()  # settings after the defaults (the fake driver's, below)
   local cusparse=${CUDA_HOME:-/usr/local/cuda}/lib64/libcusparse.so
   run() {
     n=$((n + 1))
     local id
     id=$(printf '%03d' "$n")
-    printf '%s\n' "$*" >"$out/$id.cmd"
-    CUDATOOL_LIBCUDA=/nonexistent/libcuda.so.1 CUDATOOL_CACHE_DIR=/nonexistent-cache \
-      "$bin" "$@" >"$out/$id.out" 2>"$out/$id.err"
+    printf '%s\n' "${run_env[*]}${run_env[*]:+ }$*" >"$out/$id.cmd"
+    env CUDATOOL_LIBCUDA=/nonexistent/libcuda.so.1 CUDATOOL_CACHE_DIR=/nonexistent-cache \
+      "${run_env[@]}" "$bin" "$@" >"$out/$id.out" 2>"$out/$id.err"
     echo $? >"$out/$id.rc"
     if [[ $1 == compile ]]; then
       sed -i -E 's/"compile_seconds": [0-9.e+-]+/"compile_seconds": T/; s/compiled in [0-9.]+ m?s/compiled in T/' \
+        "$out/$id.out"
+    fi
+    # bench-pool's timings (and what depends on how many pairs the calibration ran) vary
+    # from run to run: each is replaced by "T" in the JSON, every number by "N" in the text.
+    if [[ $1 == bench-pool && $(cat "$out/$id.rc") == 0 ]]; then
+      if grep -q -- --json <<<"$*"; then
+        sed -i -E '/"(mean_ns|median_ns|min_ns|p99_ns|seconds|samples|batch_pairs|pairs_per_second|speedup_vs_raw|peak_held_bytes|peak_requested_bytes|overhead_pct|active_block_bytes|active_blocks|active_bytes|allocator_allocations|allocator_frees|held_blocks|held_bytes|managed_bytes|peak_managed_bytes|oom_retries|holding)": /s/: [^,]*(,?)$/: T\1/' \
+          "$out/$id.out"
+      else
+        sed -i -E '4,$ { s/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g }' "$out/$id.out"
+      fi
+    fi
+    # check's clock readings: when it ran, how long it took, NVML's utilization window.
+    if [[ $1 == check ]]; then
+      sed -i -E 's/^cudatool_check_(timestamp_seconds|duration_seconds) .*/cudatool_check_\1 T/;
+        s/"(duration_s|utilization_window_s)": [0-9.e+-]+/"\1": T/; s/ in [0-9.]+ s: / in T s: /' \
         "$out/$id.out"
     fi
   }
@@ -81,6 +98,56 @@ record() {
     run kernels "$cusparse" --arch sm_90 --threads 256 --json
     run kernels "$cusparse" --arch sm_90 --threads 256
     run kernels "$cusparse" --arch sm_120 --sort occupancy --threads 128
+  fi
+  # bench-pool on the host backend (no GPU), and what it refuses before anything runs.
+  local fast=(--iterations 2000 --warmup 100)
+  run bench-pool "${fast[@]}"
+  run bench-pool "${fast[@]}" --json
+  run bench-pool "${fast[@]}" --workload uniform --order random --live 8 --json
+  run bench-pool "${fast[@]}" --workload log-uniform --allocators pool --leading-bits 2
+  run bench-pool "${fast[@]}" --workload log-uniform --min-size 1 --max-size 4K --json
+  for bad in "--backend device" "--backend pinned --json" "--backend gpu" "--size 0" \
+    "--size 200TiB" "--workload uniform --min-size 2M --max-size 1M" "--allocators stream" \
+    "--allocators pool,bogus" "--pinned-flags bogus" "--live 0" "--threads 0" "--duration 0" \
+    "--iterations 0" "--leading-bits 13" "--small-block 2M" "--shards 257" "--order fifo" \
+    "--seed -1"; do
+    # shellcheck disable=SC2086 # each case is several words
+    run bench-pool $bad
+  done
+  # check's options, refused or run without a driver.
+  for args in "" "--json" "--format prometheus" "--format json --json" "--format text --json" \
+    "--only bogus" "--only compute --skip memory" "--skip identity,peer" "--min-fraction 0" \
+    "--min-fraction 1.5" "--min-h2d-gbps -1" "--expect-count x" "--max-used-memory 1Q" \
+    "--device 99" "--device bogus" "--min-memory 1Q" "--expect-name H100 --json"; do
+    # shellcheck disable=SC2086
+    run check $args
+  done
+  # check and bench-pool through the test's fake driver and fake NVML (tests/fake_driver),
+  # where this checkout has them built (FAKE_DIR, else build/tests): the engines' paths past
+  # the driver's loading. The fake has no streams, kernels or copies: compute, memory and
+  # the host link fail with the first entry point it lacks.
+  local fake=${FAKE_DIR:-$src/build/tests}
+  if [[ -e $fake/libfakecuda.so && -e $fake/libfakenvml.so ]]; then
+    for setting in "CUDATOOL_NO_NVML=1" "CUDATOOL_LIBNVML=$fake/libfakenvml.so" \
+      "CUDATOOL_LIBNVML=$fake/libfakenvml.so FAKE_NVML_PROCESSES=1/4242/83429425152/C" \
+      "CUDATOOL_LIBNVML=$fake/libfakenvml.so FAKE_NVML_USED_MEMORY=3221225472" \
+      "CUDATOOL_NO_NVML=1 FAKE_CUDA_CTX_FAIL=1" "CUDATOOL_NO_NVML=1 FAKE_CUDA_DEVICES="; do
+      read -ra run_env <<<"CUDATOOL_LIBCUDA=$fake/libfakecuda.so $setting"
+      for args in "" "--json" "--format prometheus" "--only identity --strict" \
+        "--only identity,health --device 0 --json" "--only identity --min-cc 9.0 --json" \
+        "--only identity --expect-count 3" "--only occupancy,identity --json" \
+        "--only occupancy --require-idle" "--max-used-memory 1G --json" "--device 7" \
+        "--only compute --device 1" "--only memory,hostlink --format prometheus"; do
+        # shellcheck disable=SC2086
+        run check $args
+      done
+      for args in "--backend device --allocators raw,pool --json" "--backend pinned" \
+        "--backend device --size 100G" "--backend device --allocators stream"; do
+        # shellcheck disable=SC2086
+        run bench-pool "${fast[@]}" $args
+      done
+    done
+    run_env=()
   fi
   echo "recorded $n invocations in $out"
 }

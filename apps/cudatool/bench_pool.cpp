@@ -1,19 +1,17 @@
-// cudatool bench-pool: MemoryPool against the allocators it replaces. Parses the
-// options, runs the library's engine (cudatool/memory/pool_benchmark.hpp) and renders its result
-// as a table or JSON, with a progress bar on stderr when that is a terminal.
+// cudatool bench-pool: MemoryPool against the allocators it replaces. The options become a
+// bench::Config, the library's engine (cudatool/memory/pool_benchmark.hpp) runs it, and the
+// result is rendered as text (bench_pool_text.cpp) or JSON (bench_pool_json.cpp), with a
+// progress bar on stderr when that is a terminal (bench_pool_progress.hpp).
 #include <unistd.h>
 
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <iostream>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "bench_pool_progress.hpp"
+#include "bench_pool_render.hpp"
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/numbers.hpp"
@@ -109,214 +107,6 @@ std::shared_ptr<const Context> open_context(const bench::Config& c,
   }
 }
 
-// A progress bar on stderr, drawn only once a run has lasted half a second.
-class ProgressBar {
- public:
-  bench::Progress callback() {
-    return [this](const bench::AllocatorResult& a, std::size_t index, std::size_t count,
-                  double fraction) { draw(a, index, count, fraction); };
-  }
-  ~ProgressBar() {
-    if (drawn_) std::fputs("\r\033[K", stderr);
-  }
-
- private:
-  void draw(const bench::AllocatorResult& a, std::size_t index, std::size_t count,
-            double fraction) {
-    std::lock_guard lock(m_);
-    if (std::chrono::steady_clock::now() - start_ < std::chrono::milliseconds(500)) return;
-    constexpr int kWidth = 30;
-    const int filled = static_cast<int>(std::lround(fraction * kWidth));
-    std::string bar(static_cast<std::size_t>(filled), '#');
-    bar.resize(kWidth, '.');
-    std::fprintf(stderr, "\r\033[Kbench-pool %zu/%zu %-16s [%s] %3d%%", index + 1, count,
-                 a.label.c_str(), bar.c_str(), static_cast<int>(std::lround(fraction * 100)));
-    std::fflush(stderr);
-    drawn_ = true;
-  }
-  std::mutex m_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  bool drawn_ = false;
-};
-
-std::string fixed(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
-  return buf;
-}
-
-std::string format_ns(double ns) {
-  if (ns >= 1e6) return fixed(ns / 1e6, 2) + " ms";
-  if (ns >= 1e4) return fixed(ns / 1e3, 1) + " us";
-  return fixed(ns, 1) + " ns";
-}
-
-std::string format_rate(double per_s) {
-  if (per_s >= 1e6) return fixed(per_s / 1e6, 2) + " M/s";
-  if (per_s >= 1e3) return fixed(per_s / 1e3, 2) + " k/s";
-  return fixed(per_s, 1) + " /s";
-}
-
-std::string describe_workload(const bench::Config& c) {
-  std::string text = std::string(bench::name(c.distribution)) + " ";
-  if (c.distribution == bench::SizeDistribution::fixed)
-    text += format_bytes(c.size);
-  else
-    text += format_bytes(c.min_size) + ".." + format_bytes(c.max_size);
-  text += ", " + std::string(bench::name(c.interleaving)) + " (live " + std::to_string(c.live) +
-          "), " + std::to_string(c.threads) + (c.threads == 1 ? " thread" : " threads") +
-          ", seed " + std::to_string(c.seed);
-  if (c.iterations) text += ", " + std::to_string(*c.iterations) + " pairs per thread";
-  if (c.duration_s) text += ", " + fixed(*c.duration_s, 2) + " s";
-  text += " per allocator";
-  return text;
-}
-
-void render_text(const bench::Result& r) {
-  const bench::Config& c = r.config;
-  std::cout << "bench-pool: " << bench::name(c.backend) << " backend";
-  if (c.backend == bench::Backend::pinned)
-    std::cout << " (flags " << format_host_alloc_flags(c.host_alloc_flags) << ")";
-  std::cout << "; " << describe_workload(c) << '\n';
-  std::cout << "host: " << r.cpu << " (" << r.cpus << " CPUs)";
-  if (r.device_ordinal)
-    std::cout << "; device " << *r.device_ordinal << ": " << r.device_name << " ("
-              << format_bytes(r.device_memory) << ")";
-  std::cout << '\n';
-  std::cout << "pool bins: " << c.pool.leading_bits_in_bin_id << " bits after the leading one"
-            << ", small block " << format_bytes(c.pool.small_block_bytes)
-            << "; requests rounded up by " << fixed(r.rounding.overhead_pct, 2)
-            << "% in total, at most " << fixed(r.rounding.max_overhead_pct, 2)
-            << "% above the small block (bound "
-            << fixed(100.0 / std::ldexp(1.0, static_cast<int>(c.pool.leading_bits_in_bin_id)), 2)
-            << "%); " << r.rounding.small_requests << " of " << r.rounding.requests
-            << " requests in the small bin\n\n";
-
-  const std::vector<std::string> header = {"allocator", "median",         "p99",
-                                           "mean",      "pairs/s",        "speedup",
-                                           "peak held", "peak requested", "overhead"};
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& a : r.allocators) {
-    rows.push_back(
-        {a.label, format_ns(a.median_ns), format_ns(a.p99_ns), format_ns(a.mean_ns),
-         format_rate(a.throughput),
-         a.speedup_vs_raw ? fixed(*a.speedup_vs_raw, *a.speedup_vs_raw < 10 ? 2 : 0) + "x" : "-",
-         a.peak_held_bytes ? format_bytes(*a.peak_held_bytes) : "-",
-         format_bytes(a.peak_requested_bytes),
-         a.overhead_pct ? fixed(*a.overhead_pct, 1) + "%" : "-"});
-  }
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t i = 0; i < header.size(); ++i) {
-    width[i] = header[i].size();
-    for (const auto& row : rows) width[i] = std::max(width[i], row[i].size());
-  }
-  auto print_row = [&](const std::vector<std::string>& row) {
-    for (std::size_t i = 0; i < row.size(); ++i) {
-      if (i == 0)
-        std::cout << pad(row[i], width[i]);
-      else
-        std::cout << "  " << std::string(width[i] - row[i].size(), ' ') << row[i];
-    }
-    std::cout << '\n';
-  };
-  print_row(header);
-  for (const auto& row : rows) print_row(row);
-  for (const auto& a : r.allocators) {
-    if (!a.final_statistics) continue;
-    const PoolStatistics& s = *a.final_statistics;
-    std::cout << "\npool after the run: " << describe(s) << "; allocator called "
-              << s.allocator_allocations << " times, " << s.allocator_frees
-              << " blocks given back, " << s.oom_retries << " out-of-memory retries\n";
-  }
-  std::cout << "(per alloc+free pair, host-side; " << r.allocators.front().samples << " samples of "
-            << r.allocators.front().batch_pairs << " pairs for " << r.allocators.front().label
-            << ")\n";
-}
-
-nlohmann::json statistics_json(const PoolStatistics& s) {
-  return {{"held_blocks", s.held_blocks},
-          {"held_bytes", s.held_bytes},
-          {"active_blocks", s.active_blocks},
-          {"active_bytes", s.active_bytes},
-          {"active_block_bytes", s.active_block_bytes},
-          {"managed_bytes", s.managed_bytes},
-          {"peak_managed_bytes", s.peak_managed_bytes},
-          {"allocator_allocations", s.allocator_allocations},
-          {"allocator_frees", s.allocator_frees},
-          {"oom_retries", s.oom_retries},
-          {"holding", s.holding}};
-}
-
-template <class T>
-nlohmann::json optional_json(const std::optional<T>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
-nlohmann::json to_json(const bench::Result& r) {
-  const bench::Config& c = r.config;
-  nlohmann::json config = {
-      {"backend", bench::name(c.backend)},
-      {"workload", bench::name(c.distribution)},
-      {"order", bench::name(c.interleaving)},
-      {"live", c.live},
-      {"threads", c.threads},
-      {"seed", c.seed},
-      {"iterations", optional_json(c.iterations)},
-      {"duration_s", optional_json(c.duration_s)},
-      {"warmup", c.warmup},
-      {"leading_bits_in_bin_id", c.pool.leading_bits_in_bin_id},
-      {"small_block_bytes", c.pool.small_block_bytes},
-      {"shards", c.pool.shards},
-  };
-  if (c.distribution == bench::SizeDistribution::fixed) {
-    config["size"] = c.size;
-  } else {
-    config["min_size"] = c.min_size;
-    config["max_size"] = c.max_size;
-  }
-  if (c.backend == bench::Backend::pinned)
-    config["pinned_flags"] = format_host_alloc_flags(c.host_alloc_flags);
-  nlohmann::json allocators = nlohmann::json::array();
-  for (const auto& a : r.allocators) {
-    allocators.push_back({
-        {"allocator", bench::name(a.kind)},
-        {"label", a.label},
-        {"pairs", a.pairs},
-        {"seconds", a.seconds},
-        {"samples", a.samples},
-        {"batch_pairs", a.batch_pairs},
-        {"median_ns", a.median_ns},
-        {"p99_ns", a.p99_ns},
-        {"mean_ns", a.mean_ns},
-        {"min_ns", a.min_ns},
-        {"pairs_per_second", a.throughput},
-        {"speedup_vs_raw", optional_json(a.speedup_vs_raw)},
-        {"peak_requested_bytes", a.peak_requested_bytes},
-        {"peak_held_bytes", optional_json(a.peak_held_bytes)},
-        {"overhead_pct", optional_json(a.overhead_pct)},
-        {"statistics",
-         a.final_statistics ? statistics_json(*a.final_statistics) : nlohmann::json(nullptr)},
-    });
-  }
-  nlohmann::json device = nullptr;
-  if (r.device_ordinal)
-    device = {
-        {"ordinal", *r.device_ordinal}, {"name", r.device_name}, {"total_memory", r.device_memory}};
-  return {
-      {"config", config},
-      {"host", {{"cpu", r.cpu}, {"cpus", r.cpus}}},
-      {"device", device},
-      {"rounding",
-       {{"requests", r.rounding.requests},
-        {"small_requests", r.rounding.small_requests},
-        {"requested_bytes", r.rounding.requested_bytes},
-        {"block_bytes", r.rounding.block_bytes},
-        {"overhead_pct", r.rounding.overhead_pct},
-        {"max_overhead_pct", r.rounding.max_overhead_pct},
-        {"bound_pct", 100.0 / std::ldexp(1.0, static_cast<int>(c.pool.leading_bits_in_bin_id))}}},
-      {"allocators", allocators}};
-}
-
 }  // namespace
 
 Command add_bench_pool(CLI::App& root, GlobalOptions& global) {
@@ -386,9 +176,9 @@ Command add_bench_pool(CLI::App& root, GlobalOptions& global) {
             const bench::Result result = bench::run(config, std::move(context), progress);
             bar.reset();
             if (global.json)
-              print_json(to_json(result));
+              print_json(nlohmann::json(result));
             else
-              render_text(result);
+              print_bench_pool_text(result);
             return ExitStatus::success;
           }};
 }

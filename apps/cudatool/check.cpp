@@ -52,6 +52,32 @@ std::optional<double> gbps(const std::optional<std::string>& text, std::string_v
   return parse_decimal(*text, flag, 0, 1e9);
 }
 
+// The library's request from the options: everything the user gave is checked before the
+// driver is touched (the devices are resolved later, through it).
+check::Options make_request(const CheckOptions& options) {
+  check::Options o;
+  o.kinds = check::select_kinds(options.only, options.skip);
+  o.requirements = parse_requirement_flags(options.requirements);
+  o.expect_name = options.expect_name;
+  if (options.expect_count) o.expect_count = parse_int(*options.expect_count, "--expect-count", 0);
+  if (options.fraction) {
+    const double fraction = parse_decimal(*options.fraction, "--min-fraction", 0, 1);
+    if (fraction <= 0) throw UsageError("--min-fraction must be above 0 (and at most 1)");
+    o.thresholds.fraction = fraction;
+  }
+  o.thresholds.min_h2d_gbps = gbps(options.min_h2d, "--min-h2d-gbps");
+  o.thresholds.min_d2h_gbps = gbps(options.min_d2h, "--min-d2h-gbps");
+  o.thresholds.min_d2d_gbps = gbps(options.min_d2d, "--min-d2d-gbps");
+  o.thresholds.min_peer_gbps = gbps(options.min_peer, "--min-peer-gbps");
+  o.occupancy.require_idle = options.require_idle;
+  if (options.max_used_memory)
+    o.occupancy.max_used_memory = parse_size(*options.max_used_memory, "--max-used-memory");
+  o.inject_compute_fault = inject_compute_fault();
+  // Every --device is parsed before the first is resolved through the driver.
+  for (const std::string& spec : options.devices) parse_device_spec(spec, "--device");
+  return o;
+}
+
 }  // namespace
 
 Command add_check(CLI::App& root, GlobalOptions& global) {
@@ -93,28 +119,7 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
           throw UsageError("--json and --format " + *options->format + " exclude each other");
         const std::string format = global.json ? "json" : options->format.value_or("text");
         if (format == "json") global.json = true;
-        check::Options o;
-        // Everything the user gave is checked before the driver is touched.
-        o.kinds = check::select_kinds(options->only, options->skip);
-        o.requirements = parse_requirement_flags(options->requirements);
-        o.expect_name = options->expect_name;
-        if (options->expect_count)
-          o.expect_count = parse_int(*options->expect_count, "--expect-count", 0);
-        if (options->fraction) {
-          const double fraction = parse_decimal(*options->fraction, "--min-fraction", 0, 1);
-          if (fraction <= 0) throw UsageError("--min-fraction must be above 0 (and at most 1)");
-          o.thresholds.fraction = fraction;
-        }
-        o.thresholds.min_h2d_gbps = gbps(options->min_h2d, "--min-h2d-gbps");
-        o.thresholds.min_d2h_gbps = gbps(options->min_d2h, "--min-d2h-gbps");
-        o.thresholds.min_d2d_gbps = gbps(options->min_d2d, "--min-d2d-gbps");
-        o.thresholds.min_peer_gbps = gbps(options->min_peer, "--min-peer-gbps");
-        o.occupancy.require_idle = options->require_idle;
-        if (options->max_used_memory)
-          o.occupancy.max_used_memory = parse_size(*options->max_used_memory, "--max-used-memory");
-        o.inject_compute_fault = inject_compute_fault();
-        // Every --device is parsed before the first is resolved through the driver.
-        for (const std::string& spec : options->devices) parse_device_spec(spec, "--device");
+        check::Options o = make_request(*options);
 
         // From here on, --format prometheus writes its whole document whatever happens
         // (no driver, no device: cudatool_check_up 0), so that a textfile collector

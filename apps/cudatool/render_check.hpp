@@ -1,5 +1,7 @@
-// The renderings of a check report (check::Report, plain structs from the library): text
-// for people, the --json document, and node_exporter's textfile format for Prometheus.
+// The renderings of a check report (check::Report, plain structs from the library), one
+// file each: text for people (check_text.cpp), the --json document (check_json.cpp, schema
+// share/schemas/check.schema.json), and node_exporter's textfile format for Prometheus
+// (check_prometheus.cpp).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -13,6 +15,35 @@ namespace cudatool::app {
 // version ("580.159.04", as in `devices --json`) and the CUDA version is cuda_version; it was
 // the CUDA version in version 1 (CHANGELOG.md).
 inline constexpr int kCheckSchemaVersion = 2;
+
+// The verdicts of a report's checks, counted (the text's summary line, the JSON's summary).
+struct VerdictCounts {
+  int pass = 0, warn = 0, fail = 0, skipped = 0;
+  void add(check::Verdict v) {
+    switch (v) {
+      case check::Verdict::pass:
+        ++pass;
+        break;
+      case check::Verdict::warn:
+        ++warn;
+        break;
+      case check::Verdict::fail:
+        ++fail;
+        break;
+      case check::Verdict::skipped:
+        ++skipped;
+        break;
+    }
+  }
+};
+
+inline VerdictCounts count_verdicts(const check::Report& report) {
+  VerdictCounts counts;
+  for (const auto& c : report.node_checks) counts.add(c.verdict);
+  for (const auto& d : report.devices)
+    for (const auto& c : d.checks) counts.add(c.verdict);
+  return counts;
+}
 
 std::string check_text(const check::Report& report);
 // The --json document without schema_version (print_json adds it).

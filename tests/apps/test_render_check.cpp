@@ -1,6 +1,7 @@
-// check's renderings (apps/cudatool/render_check.cpp) from plain structs: text, the --json
-// document and the Prometheus textfile (no GPU, no driver). The textfile as a Prometheus
-// parser reads it, from the real binary, is tests/apps/prometheus_textfile.sh.
+// check's renderings (apps/cudatool/render_check.hpp: check_text.cpp, check_json.cpp,
+// check_prometheus.cpp) from plain structs: text, the --json document and the Prometheus
+// textfile (no GPU, no driver). The textfile as a Prometheus parser reads it, from the real
+// binary, is tests/apps/prometheus_textfile.sh.
 #include "render_check.hpp"
 
 #include <gtest/gtest.h>

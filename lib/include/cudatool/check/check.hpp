@@ -1,6 +1,6 @@
 // `cudatool check`: a GPU smoke check of every device in seconds. Plain result structs (a
 // verdict, the measured value, the threshold, the unit and the reason per check; the app
-// renders them, apps/cudatool/render_check.cpp), the threshold logic as pure functions
+// renders them, apps/cudatool/render_check.hpp), the threshold logic as pure functions
 // (tested without a GPU), and run_check, which runs the checks on every device in parallel
 // (one thread and context per device).
 //

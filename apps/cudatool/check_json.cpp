@@ -1,0 +1,88 @@
+// check's --json document (share/schemas/check.schema.json, without schema_version:
+// print_json adds it).
+#include <optional>
+#include <string>
+
+#include "cudatool/driver/driver.hpp"
+#include "devices_json.hpp"
+#include "render_check.hpp"
+
+namespace cudatool::app {
+namespace {
+
+using check::CheckResult;
+using check::Report;
+using check::Verdict;
+
+nlohmann::json result_json(const CheckResult& c) {
+  nlohmann::json j = {
+      {"check", kind_name(c.kind)}, {"name", c.name},       {"verdict", verdict_name(c.verdict)},
+      {"value", nullptr},           {"threshold", nullptr}, {"unit", c.unit},
+      {"comparison", c.comparison}, {"reason", c.reason}};
+  if (c.value) j["value"] = *c.value;
+  if (c.threshold) j["threshold"] = *c.threshold;
+  if (c.peer) j["peer"] = *c.peer;
+  if (!c.shared_with.empty()) j["shared_with"] = c.shared_with;
+  return j;
+}
+
+template <class T>
+nlohmann::json or_null(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json occupancy_json(const check::Occupancy& o) {
+  nlohmann::json processes = nullptr;
+  if (o.processes) {
+    processes = nlohmann::json::array();
+    for (const auto& p : *o.processes)
+      processes.push_back({{"pid", p.pid},
+                           {"name", p.name},
+                           {"used_memory_bytes", or_null(p.used_memory)},
+                           {"compute", p.compute},
+                           {"graphics", p.graphics}});
+  }
+  nlohmann::json mode = nullptr;
+  if (o.compute_mode) mode = check::compute_mode_name(*o.compute_mode);
+  return {{"processes", processes},
+          {"used_memory_bytes", or_null(o.used_memory)},
+          {"total_memory_bytes", or_null(o.total_memory)},
+          {"used_excludes_reserved", o.used_excludes_reserved},
+          {"gpu_utilization_percent", or_null(o.gpu_utilization)},
+          {"memory_utilization_percent", or_null(o.memory_utilization)},
+          {"utilization_readings", o.utilization_readings},
+          {"utilization_window_s", o.window_s},
+          {"compute_mode", mode},
+          {"context_refused", o.context_refused}};
+}
+
+}  // namespace
+
+nlohmann::json check_json(const Report& report, int exit_code) {
+  const VerdictCounts c = count_verdicts(report);
+  nlohmann::json j = {
+      {"hostname", report.hostname},
+      {"cuda_version", driver::format_cuda_version(report.cuda_version)},
+      {"cudatool_version", CUDATOOL_VERSION},
+      {"kernels", report.kernel_form},
+      {"verdict", verdict_name(report.verdict())},
+      {"exit_code", exit_code},
+      {"duration_s", report.seconds},
+      {"summary", {{"pass", c.pass}, {"warn", c.warn}, {"fail", c.fail}, {"skipped", c.skipped}}},
+      {"node_checks", nlohmann::json::array()},
+      {"devices", nlohmann::json::array()}};
+  if (report.driver_version) j["driver_version"] = *report.driver_version;
+  for (const auto& check : report.node_checks) j["node_checks"].push_back(result_json(check));
+  for (const auto& d : report.devices) {
+    nlohmann::json device = d.identity;
+    device["verdict"] = verdict_name(d.verdict());
+    if (d.nvml_index) device["nvml_index"] = *d.nvml_index;
+    if (d.occupancy) device["occupancy"] = occupancy_json(*d.occupancy);
+    device["checks"] = nlohmann::json::array();
+    for (const auto& check : d.checks) device["checks"].push_back(result_json(check));
+    j["devices"].push_back(device);
+  }
+  return j;
+}
+
+}  // namespace cudatool::app

@@ -1,0 +1,188 @@
+// check's textfile document for Prometheus (node_exporter's textfile collector): the
+// build, whether the check ran and passed, each GPU's and check's verdict, and every measured
+// quantity in base units with its threshold, labelled as dcgm-exporter labels its series.
+#include <cuda.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cudatool/driver/driver.hpp"
+#include "cudatool/driver/nvml.hpp"
+#include "prometheus_exposition.hpp"
+#include "render_check.hpp"
+
+namespace cudatool::app {
+namespace {
+
+using check::CheckResult;
+using check::Report;
+using check::Verdict;
+
+// How each check's value becomes a metric: cudatool_check_<base>[_<unit>], in the base unit
+// (Prometheus' naming rules: bytes, seconds, ratios; a count is named by what it counts), and
+// its threshold cudatool_check_<base>_<min|max|limit|expected>[_<unit>] by the comparison
+// (value >= min, <= max, < limit, == expected), as node_exporter names its hwmon and
+// conntrack limits. `scale` takes the check's unit to the base unit.
+struct Quantity {
+  std::string_view check;  // CheckResult::name
+  std::string_view base;
+  std::string_view unit;  // "" for a count
+  double scale;
+  std::string_view help;
+};
+
+constexpr double kGB = 1e9;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+const std::vector<Quantity>& quantities() {
+  static const std::vector<Quantity> table = {
+      {"count", "qualifying_devices", "", 1, "Devices that meet the --min-* requirements."},
+      {"processes", "other_processes", "", 1, "Other processes with a context on the GPU (NVML)."},
+      {"used_memory", "memory_used_by_others", "bytes", kGiB,
+       "Device memory other processes hold (NVML, read before cudatool's own context)."},
+      {"utilization", "gpu_utilization", "ratio", 0.01,
+       "The highest GPU utilization NVML read over the check's window, 0 to 1."},
+      {"compute", "compute_wrong_elements", "", 1,
+       "Elements the compute kernel got wrong (every element is compared on the host)."},
+      {"d2d", "device_to_device", "bytes_per_second", kGB,
+       "Device memory copy rate (a copy's read + write), median of 5."},
+      {"h2d", "host_to_device", "bytes_per_second", kGB,
+       "Host-to-device copy rate from pinned memory, median of 5."},
+      {"d2h", "device_to_host", "bytes_per_second", kGB,
+       "Device-to-host copy rate into pinned memory, median of 5."},
+      {"peer", "peer_copy", "bytes_per_second", kGB,
+       "Peer copy rate from the GPU to peer_gpu, median of 5."},
+      {"ecc_mode", "ecc_enabled", "", 1, "1 when ECC is enabled, 0 when it is disabled (NVML)."},
+      {"ecc_uncorrected", "ecc_uncorrected_errors", "", 1,
+       "Volatile uncorrected ECC errors since the driver loaded (NVML)."},
+      {"retired_pages", "retired_pages", "", 1, "Retired pages, both causes (NVML)."},
+      {"row_remap", "uncorrectable_remapped_rows", "", 1,
+       "Rows remapped for uncorrectable errors (NVML)."},
+      {"throttle", "clock_event_reasons", "", 1,
+       "NVML's clock-event (throttle) reason bits, as a number (cudatool(1), CLOCK EVENTS)."},
+      {"pcie_link", "pcie_link", "bytes_per_second", kGB,
+       "The PCIe link's rate, one direction, at the generation and width read while busy."},
+      {"nvlink", "nvlinks_up", "", 1, "NVLinks up (NVML)."},
+  };
+  return table;
+}
+
+const Quantity* quantity_of(const CheckResult& c) {
+  for (const Quantity& q : quantities())
+    if (q.check == c.name) return &q;
+  return nullptr;
+}
+
+std::string_view threshold_word(const std::string& comparison) {
+  if (comparison == ">=") return "min";
+  if (comparison == "<=") return "max";
+  if (comparison == "<") return "limit";
+  if (comparison == "==") return "expected";
+  return "";
+}
+
+std::string_view threshold_help(std::string_view word) {
+  if (word == "min") return "at or above";
+  if (word == "max") return "at or below";
+  if (word == "limit") return "below";
+  return "equal to";
+}
+
+// A GPU's labels, named as dcgm-exporter names them so that the series join with its: gpu
+// (NVML's index, nvidia-smi's; absent without NVML), UUID, pci_bus_id (NVML's form) and
+// modelName; and cuda_device, the CUDA ordinal (the JSON's `ordinal`, what --device takes),
+// which differs from gpu under CUDA_VISIBLE_DEVICES or CUDA's fastest-first order.
+Labels gpu_labels(const check::DeviceReport& device) {
+  const DeviceInfo& d = device.identity;
+  Labels labels;
+  if (device.nvml_index) labels.emplace_back("gpu", std::to_string(*device.nvml_index));
+  labels.emplace_back("UUID", d.uuid);
+  labels.emplace_back("pci_bus_id", nvml_pci_bus_id(d.pci_bus_id).value_or(d.pci_bus_id));
+  labels.emplace_back("modelName", d.name);
+  labels.emplace_back("cuda_device", std::to_string(d.ordinal));
+  return labels;
+}
+
+void add_verdict(Exposition& out, const std::string& name, const std::string& help, Labels labels,
+                 Verdict verdict) {
+  labels.emplace_back("verdict", "");
+  for (Verdict v : {Verdict::pass, Verdict::warn, Verdict::fail, Verdict::skipped}) {
+    labels.back().second = std::string(verdict_name(v));
+    out.add(name, help, labels, verdict == v ? "1" : "0");
+  }
+}
+
+// A check's verdict and its quantity: a GPU's check with the GPU's labels, a node's (`node`:
+// the count of devices, whether they are alike) in a family of its own, without them.
+void add_result(Exposition& out, Labels labels, const CheckResult& c, bool node) {
+  if (c.peer) labels.emplace_back("peer_gpu", std::to_string(*c.peer));
+  Labels verdict_labels = labels;
+  verdict_labels.emplace_back("check", std::string(kind_name(c.kind)));
+  verdict_labels.emplace_back("name", c.name);
+  if (node)
+    add_verdict(out, "cudatool_check_node_verdict",
+                "1 for a node check's verdict, 0 for the other three (check: the group --only "
+                "names; name: the check).",
+                verdict_labels, c.verdict);
+  else
+    add_verdict(out, "cudatool_check_verdict",
+                "1 for a GPU check's verdict, 0 for the other three (check: the group --only "
+                "names; name: the check).",
+                verdict_labels, c.verdict);
+  const Quantity* q = quantity_of(c);
+  if (q == nullptr || !c.value) return;
+  const std::string unit = q->unit.empty() ? std::string() : concat("_", q->unit);
+  const std::string value_name = concat("cudatool_check_", q->base, unit);
+  out.add(value_name, std::string(q->help), labels, sample_value(*c.value * q->scale));
+  const std::string_view word = threshold_word(c.comparison);
+  if (!c.threshold || word.empty()) return;
+  out.add(
+      concat("cudatool_check_", q->base, "_", word, unit),
+      concat("The threshold of ", value_name, ": the check passes ", threshold_help(word), " it."),
+      labels, sample_value(*c.threshold * q->scale));
+}
+
+}  // namespace
+
+std::string check_prometheus(const Report* report, const CheckRun& run) {
+  Exposition out;
+  out.add(
+      "cudatool_build_info", "cudatool's version and the CUDA headers it was built with; always 1.",
+      {{"version", CUDATOOL_VERSION}, {"cuda_headers", driver::format_cuda_version(CUDA_VERSION)}},
+      "1");
+  out.add("cudatool_check_up",
+          "1 when the check ran on the GPUs, 0 when it could not start (no driver, no device, "
+          "a driver error: cudatool_check_exit_code says which).",
+          {}, report ? "1" : "0");
+  out.add("cudatool_check_success", "1 when cudatool check exited 0 (no check failed), else 0.", {},
+          run.exit_code == 0 ? "1" : "0");
+  out.add("cudatool_check_exit_code",
+          "cudatool check's exit code: 0 ok, 9 a check failed, 3 no driver, 4 no device, 5 a "
+          "CUDA error (cudatool(1), EXIT STATUS).",
+          {}, std::to_string(run.exit_code));
+  out.add("cudatool_check_timestamp_seconds", "When the check ran, in Unix time.", {},
+          sample_value(run.timestamp_seconds));
+  out.add("cudatool_check_devices", "GPUs checked.", {},
+          std::to_string(report ? report->devices.size() : 0));
+  if (report == nullptr) return out.str();
+  out.add("cudatool_check_duration_seconds", "Wall time of the check.", {},
+          sample_value(report->seconds));
+  out.add("cudatool_check_driver_info",
+          "The driver's own version (driver_version, as nvidia-smi shows it; \"\" where unknown) "
+          "and the CUDA version it supports (cuda_version); always 1.",
+          {{"driver_version", report->driver_version.value_or("")},
+           {"cuda_version", driver::format_cuda_version(report->cuda_version)}},
+          "1");
+  for (const auto& d : report->devices)
+    add_verdict(out, "cudatool_check_gpu_verdict",
+                "1 for the GPU's verdict (the worst of its checks), 0 for the other three.",
+                gpu_labels(d), d.verdict());
+  for (const auto& c : report->node_checks) add_result(out, {}, c, true);
+  for (const auto& d : report->devices)
+    for (const auto& c : d.checks) add_result(out, gpu_labels(d), c, false);
+  return out.str();
+}
+
+}  // namespace cudatool::app
