@@ -296,7 +296,7 @@ NB_MODULE(_cudatool, m) {
             Device chosen(0);
             {
               nb::gil_scoped_release unlocked;
-              chosen = select_device(spec);
+              chosen = select_device(spec, "--device");
             }
             PyDeviceData d{DeviceData(chosen), {"--device", std::to_string(chosen.ordinal())}};
             new (self) PyDeviceData(std::move(d));
