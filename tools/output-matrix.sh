@@ -41,10 +41,12 @@ record() {
         sed -i -E '4,$ { s/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g }' "$out/$id.out"
       fi
     fi
-    # check's clock readings: when it ran, how long it took, NVML's utilization window.
+    # check's clock readings: when it ran, how long it took, NVML's utilization window (in
+    # its JSON and in the utilization check's reason).
     if [[ $1 == check ]]; then
       sed -i -E 's/^cudatool_check_(timestamp_seconds|duration_seconds) .*/cudatool_check_\1 T/;
-        s/"(duration_s|utilization_window_s)": [0-9.e+-]+/"\1": T/; s/ in [0-9.]+ s: / in T s: /' \
+        s/"(duration_s|utilization_window_s)": [0-9.e+-]+/"\1": T/; s/ in [0-9.]+ s: / in T s: /;
+        s/ readings over [0-9.]+ s\)/ readings over T s)/' \
         "$out/$id.out"
     fi
   }
