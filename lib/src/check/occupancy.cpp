@@ -161,9 +161,10 @@ std::vector<CheckResult> occupancy_results(const Occupancy& o, const OccupancyPo
                  " used by others (" +
                  (o.used_excludes_reserved ? "the driver's reservation not counted"
                                            : "the driver's reservation counted") +
-                 "), " +
-                 (policy.max_used_memory ? policy.max_used_memory_source + " " : "at most ") +
-                 format_bytes(limit) + (above ? "" : " allowed");
+                 "), ";
+      // The limit as the caller set it (its name for max_used_memory), or the idle default.
+      r.reason += policy.max_used_memory ? policy.max_used_memory_source : "at most";
+      r.reason += " " + format_bytes(limit) + (above ? "" : " allowed");
       if (above) r.reason += (policy.max_used_memory ? " given" : " for an idle device");
     }
     out.push_back(r);
