@@ -41,10 +41,12 @@ record() {
         sed -i -E '4,$ { s/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g }' "$out/$id.out"
       fi
     fi
-    # check's clock readings: when it ran, how long it took, NVML's utilization window.
+    # check's clock readings: when it ran, how long it took, NVML's utilization window (in
+    # its JSON and in the utilization check's reason).
     if [[ $1 == check ]]; then
       sed -i -E 's/^cudatool_check_(timestamp_seconds|duration_seconds) .*/cudatool_check_\1 T/;
-        s/"(duration_s|utilization_window_s)": [0-9.e+-]+/"\1": T/; s/ in [0-9.]+ s: / in T s: /' \
+        s/"(duration_s|utilization_window_s)": [0-9.e+-]+/"\1": T/; s/ in [0-9.]+ s: / in T s: /;
+        s/ readings over [0-9.]+ s\)/ readings over T s)/' \
         "$out/$id.out"
     fi
   }
@@ -122,6 +124,13 @@ record() {
     # shellcheck disable=SC2086
     run check $args
   done
+  # --device refused by the library's parser (issue 21: the tool passes its flag as the
+  # library's source).
+  for d in banana -1 0000:zz:00.0 GPU-; do
+    run attrs --device "$d"
+    run occupancy --device "$d" --threads 256
+    run bench-pool --backend device --device "$d" --iterations 1
+  done
   # check and bench-pool through the test's fake driver and fake NVML (tests/fake_driver),
   # where this checkout has them built (FAKE_DIR, else build/tests): the engines' paths past
   # the driver's loading. The fake has no streams, kernels or copies: compute, memory and
@@ -146,6 +155,13 @@ record() {
         # shellcheck disable=SC2086
         run bench-pool "${fast[@]}" $args
       done
+    done
+    # --device as the library names it for the tool (issue 21: the tool passes its flag as the
+    # library's source), past the driver's loading.
+    read -ra run_env <<<"CUDATOOL_LIBCUDA=$fake/libfakecuda.so CUDATOOL_NO_NVML=1"
+    for d in 7 0000:99:00.0 GPU-ffff; do
+      run attrs --device "$d" warp_size
+      run occupancy --device "$d" --threads 256
     done
     run_env=()
   fi

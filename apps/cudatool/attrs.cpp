@@ -41,8 +41,8 @@ Command add_attrs(CLI::App& root, GlobalOptions& global) {
         std::vector<const AttributeInfo*> wanted;
         for (const auto& name : options->names) wanted.push_back(&attribute_by_name(name));
 
-        use_device_cache(options->fresh);
-        const Device device = select_device(options->device);
+        use_device_cache(options->fresh, "--fresh");
+        const Device device = select_device(options->device, "--device");
         std::vector<std::pair<std::string, int>> values;
         if (wanted.empty()) {
           values = device.get_attributes();

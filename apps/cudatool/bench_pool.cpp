@@ -88,6 +88,19 @@ bench::Config make_config(const BenchPoolOptions& o) {
     while (std::getline(list, item, ','))
       c.allocators.push_back(bench::parse_allocator_kind(item, "--allocators"));
   }
+  // The engine's messages name the settings as this command line spells them.
+  c.names = {.benchmark = "bench-pool",
+             .size = "--size",
+             .min_size = "--min-size",
+             .max_size = "--max-size",
+             .live = "--live",
+             .threads = "--threads",
+             .iterations = "--iterations",
+             .duration = "--duration",
+             .leading_bits = "--leading-bits",
+             .small_block = "--small-block",
+             .shards = "--shards",
+             .allocators = "--allocators"};
   bench::validate(c);
   return c;
 }
@@ -99,7 +112,7 @@ std::shared_ptr<const Context> open_context(const bench::Config& c,
                            " backend needs a GPU (use --backend host to benchmark the pool on "
                            "host memory)";
   try {
-    return std::make_shared<const Context>(make_default_context(device));
+    return std::make_shared<const Context>(make_default_context(device, "--device"));
   } catch (const LibraryNotFoundError& e) {
     throw LibraryNotFoundError(e.what() + hint, e.library());
   } catch (const DeviceNotFoundError& e) {

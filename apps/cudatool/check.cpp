@@ -9,13 +9,13 @@
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
-#include "cudatool/base/exit_status.hpp"
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/test_hooks.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/check/check.hpp"
 #include "cudatool/device/selection.hpp"
+#include "exit_status.hpp"
 #include "render.hpp"
 #include "render_check.hpp"
 #include "requirement_flags.hpp"
@@ -56,7 +56,7 @@ std::optional<double> gbps(const std::optional<std::string>& text, std::string_v
 // driver is touched (the devices are resolved later, through it).
 check::Options make_request(const CheckOptions& options) {
   check::Options o;
-  o.kinds = check::select_kinds(options.only, options.skip);
+  o.kinds = check::select_kinds(options.only, "--only", options.skip, "--skip");
   o.requirements = parse_requirement_flags(options.requirements);
   o.expect_name = options.expect_name;
   if (options.expect_count) o.expect_count = parse_int(*options.expect_count, "--expect-count", 0);
@@ -70,6 +70,8 @@ check::Options make_request(const CheckOptions& options) {
   o.thresholds.min_d2d_gbps = gbps(options.min_d2d, "--min-d2d-gbps");
   o.thresholds.min_peer_gbps = gbps(options.min_peer, "--min-peer-gbps");
   o.occupancy.require_idle = options.require_idle;
+  o.occupancy.require_idle_source = "--require-idle";
+  o.occupancy.max_used_memory_source = "--max-used-memory";
   if (options.max_used_memory)
     o.occupancy.max_used_memory = parse_size(*options.max_used_memory, "--max-used-memory");
   o.inject_compute_fault = inject_compute_fault();
@@ -130,7 +132,7 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
         ExitStatus status = ExitStatus::success;
         try {
           for (const std::string& spec : options->devices) {
-            const Device d = select_device(spec);
+            const Device d = select_device(spec, "--device");
             bool seen = false;
             for (const Device& e : o.devices) seen = seen || e == d;
             if (!seen) o.devices.push_back(d);

@@ -1,7 +1,7 @@
 // How a subcommand plugs into main: each subcommand file defines one add_<name>()
 // that declares its options on a CLI11 subcommand and returns the action to run after
 // parsing. Actions return an exit status or throw; main maps exceptions to exit codes
-// (cudatool/base/exit_status.hpp) in one place.
+// (exit_status.hpp) in one place.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cudatool/base/error.hpp"
-#include "cudatool/base/exit_status.hpp"
 #include "cudatool/occupancy/device_data.hpp"
+#include "exit_status.hpp"
 
 namespace cudatool::app {
 

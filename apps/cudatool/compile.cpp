@@ -143,7 +143,7 @@ std::vector<Arch> target_archs(const CompileFlags& flags, const ProjectFlags* pr
     return archs;
   }
   try {
-    const Device device = select_device(flags.device);
+    const Device device = select_device(flags.device, "--device");
     const ComputeCapability cc = device.compute_capability();
     add(cc.sm());
     return archs;
@@ -520,7 +520,7 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
                   table, arch.str(), t.kernels[i], t.bounds[i], t.relocatable, *flags.threads));
           }
           if (flags.load) {
-            const Context context(select_device(flags.device));
+            const Context context(select_device(flags.device, "--device"));
             const auto module = load_module_memoized(context, t.result.image);
             for (const auto& k : t.kernels)
               t.loaded.push_back(module->resources(k.name, k.demangled));

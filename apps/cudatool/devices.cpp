@@ -110,7 +110,7 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
             const DeviceRequirements requirements = parse_requirement_flags(options->requirements);
 
             DeviceListing listing;
-            use_device_cache(options->fresh);
+            use_device_cache(options->fresh, "--fresh");
             try {
               listing = list_devices(options->memory_usage);
             } catch (const DeviceNotFoundError&) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cudatool/base/exit_status.hpp"
+#include "exit_status.hpp"
 
 namespace cudatool::app {
 

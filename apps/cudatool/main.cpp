@@ -1,5 +1,5 @@
 // cudatool: parses the command line, runs one subcommand, and maps every error to the
-// tool's exit codes (cudatool/base/exit_status.hpp) in this one place.
+// tool's exit codes (exit_status.hpp) in this one place.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -19,13 +19,13 @@
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
-#include "cudatool/base/exit_status.hpp"
 #include "cudatool/base/text.hpp"
+#include "exit_status.hpp"
 #include "render.hpp"
 
 namespace {
 
-using cudatool::ExitStatus;
+using cudatool::app::ExitStatus;
 
 // A closed standard descriptor would be reused by the next open(): an output file would
 // then receive what is meant for stdout. Each closed one is opened on /dev/null, stdout
@@ -99,7 +99,7 @@ int finish(int status) {
   if (status == 0) {
     std::cerr << "cudatool: cannot write standard output"
               << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
-    status = cudatool::to_int(ExitStatus::failure);
+    status = cudatool::app::to_int(ExitStatus::failure);
   }
   return status;
 }
@@ -110,8 +110,8 @@ int finish(int status) {
 // the line on stderr as the report.
 void print_error_document(ExitStatus status, const std::string& message, const std::exception* e) {
   try {
-    nlohmann::json error = {{"status", cudatool::exit_status_name(status)},
-                            {"exit_code", cudatool::to_int(status)},
+    nlohmann::json error = {{"status", cudatool::app::exit_status_name(status)},
+                            {"exit_code", cudatool::app::to_int(status)},
                             {"message", message}};
     if (const auto* cuda = dynamic_cast<const cudatool::Error*>(e); cuda && cuda->code()) {
       error["call"] = cuda->call();
@@ -135,7 +135,7 @@ int report(const std::exception& e, bool json) {
     std::cerr << "cudatool: " << cudatool::app::one_line(e.what()) << '\n';
     return 128 + interrupted->signal_number();
   }
-  const ExitStatus status = cudatool::exit_status_for(e);
+  const ExitStatus status = cudatool::app::exit_status_for(e);
   std::string message;
   try {
     // An allocation that failed where nothing named it: say what happened, not "std::bad_alloc".
@@ -146,7 +146,7 @@ int report(const std::exception& e, bool json) {
   }
   std::cerr << "cudatool: " << message << '\n';
   if (json) print_error_document(status, message, &e);
-  return cudatool::to_int(status);
+  return cudatool::app::to_int(status);
 }
 
 // Whether --json is among the arguments (before a "--" that ends the options): a command
@@ -190,18 +190,18 @@ int main(int argc, char** argv) {
     const std::string message = cudatool::app::parse_error_message(app, e, arguments);
     std::cerr << "cudatool: " << message << '\n';
     if (asks_for_json(arguments)) print_error_document(ExitStatus::usage, message, nullptr);
-    return finish(cudatool::to_int(ExitStatus::usage));
+    return finish(cudatool::app::to_int(ExitStatus::usage));
   }
 
   for (const auto& command : commands) {
     if (!command.app->parsed()) continue;
     int status = 0;
     try {
-      status = cudatool::to_int(command.run());
+      status = cudatool::app::to_int(command.run());
     } catch (const std::exception& e) {
       status = report(e, global.json);
     }
     return finish(status);
   }
-  return cudatool::to_int(ExitStatus::usage);
+  return cudatool::app::to_int(ExitStatus::usage);
 }

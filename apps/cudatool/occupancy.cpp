@@ -328,8 +328,8 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
   if (arch) {
     devdata.emplace(*arch, o.arch ? "--arch" : "architecture");  // the table only: no driver
   } else {
-    use_device_cache(o.fresh);
-    const Device device = select_device(o.device);
+    use_device_cache(o.fresh, "--fresh");
+    const Device device = select_device(o.device, "--device");
     devdata.emplace(device);
     where = "device " + std::to_string(device.ordinal());
   }

@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "cudatool/base/error.hpp"
-#include "cudatool/base/exit_status.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "exit_status.hpp"
 #include "in_process.hpp"
 #include "occupancy_json.hpp"
 #include "render.hpp"
@@ -175,7 +175,7 @@ std::tuple<int, nb::bytes, std::string> run_command(const std::vector<std::strin
     nb::gil_scoped_release unlocked;
     run = app::run_in_process(arguments, &out);
   }
-  return {to_int(run.status), out.take(), std::move(run.err)};
+  return {app::to_int(run.status), out.take(), std::move(run.err)};
 }
 
 // The occupancy document of `cudatool occupancy --json` for this record's inputs.
@@ -222,12 +222,12 @@ void raise_translated(const std::exception& e) {
     name = "LogicError";
   else if (dynamic_cast<const RuntimeError*>(&e))
     name = "RuntimeError";
-  const ExitStatus status = exit_status_for(e);
+  const app::ExitStatus status = app::exit_status_for(e);
   nb::object errors = nb::module_::import_("cudatool._errors");
   nb::object cls = errors.attr(name);
   nb::object error = cls(nb::str(app::one_line(e.what()).c_str()));
-  error.attr("exit_code") = to_int(status);
-  error.attr("status") = nb::str(std::string(exit_status_name(status)).c_str());
+  error.attr("exit_code") = app::to_int(status);
+  error.attr("status") = nb::str(std::string(app::exit_status_name(status)).c_str());
   if (const auto* cuda = dynamic_cast<const Error*>(&e); cuda && cuda->code()) {
     error.attr("call") = cuda->call();
     error.attr("cuda_error") = cuda->code_name();
@@ -296,7 +296,7 @@ NB_MODULE(_cudatool, m) {
             Device chosen(0);
             {
               nb::gil_scoped_release unlocked;
-              chosen = select_device(spec);
+              chosen = select_device(spec, "--device");
             }
             PyDeviceData d{DeviceData(chosen), {"--device", std::to_string(chosen.ordinal())}};
             new (self) PyDeviceData(std::move(d));

@@ -275,9 +275,15 @@ TEST_F(DeviceCache, FreshAndCudatoolFreshTakeTheCuInitPathAndRefresh) {
   Run r = run({"devices", "--json", "--fresh"});
   EXPECT_TRUE(r.called_cuinit);
   EXPECT_EQ(r.path, "refreshed");
+  // The trace names what asked: the flag the tool passes as the library's source, or the
+  // environment variable.
+  EXPECT_NE(r.result.err.find("device cache: refreshed (--fresh)"), std::string::npos)
+      << r.result.err;
   r = run({"devices", "--json"}, {{"CUDATOOL_FRESH", "1"}});
   EXPECT_TRUE(r.called_cuinit);
   EXPECT_EQ(r.path, "refreshed");
+  EXPECT_NE(r.result.err.find("device cache: refreshed (CUDATOOL_FRESH)"), std::string::npos)
+      << r.result.err;
   r = run({"attrs", "warp_size"}, {{"CUDATOOL_FRESH", "0"}});
   EXPECT_FALSE(r.called_cuinit);
   EXPECT_EQ(r.path, "hit");

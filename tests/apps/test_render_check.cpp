@@ -294,7 +294,7 @@ TEST(RenderCheck, OccupancyInJsonTextAndPrometheus) {
   device.occupancy = o;
   device.checks = occupancy_results(o, {});
   CheckResult h2d = rate_result(Kind::hostlink, "h2d", 24.0, 63.0, std::nullopt, 0.75, "h2d");
-  mark_shared(h2d, sharers(o, {}), false);
+  mark_shared(h2d, sharers(o, {}), {});
   device.checks.push_back(h2d);
   report.devices.push_back(device);
 

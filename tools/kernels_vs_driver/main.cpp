@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "cudatool/base/error.hpp"
-#include "cudatool/base/exit_status.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/device/context.hpp"
 #include "cudatool/device/device.hpp"
 #include "driver_comparison.hpp"
+#include "exit_status.hpp"
 
 int main(int argc, char** argv) {
   using namespace cudatool;
@@ -47,6 +47,6 @@ int main(int argc, char** argv) {
     return total.differences == 0 && total.kernels > 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "kernels_vs_driver: " << printable(e.what(), 400) << '\n';
-    return to_int(exit_status_for(e));
+    return app::to_int(app::exit_status_for(e));
   }
 }

@@ -38,7 +38,7 @@ void run_compute(DeviceRun& run, const Options& options, ComputeBuffers& buffers
   std::string form = kernel_form(run.info.compute_capability, sass_list(), embedded_ptx());
   form += " (binary version " + std::to_string(binary) + ", from PTX " + std::to_string(ptx) + ")";
   CheckResult r = compute_result(bad, n, sms, run.info.multiprocessor_count, form, first_bad);
-  mark_shared(r, run.sharers, options.occupancy.require_idle);
+  mark_shared(r, run.sharers, options.occupancy);
   run.results.push_back(r);
 }
 

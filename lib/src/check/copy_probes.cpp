@@ -44,7 +44,7 @@ void run_memory(DeviceRun& run, const Options& options) {
                               "device copy of " + format_bytes(bytes) + " (read + write)");
   if (run.mig && !options.thresholds.min_d2d_gbps)
     r.reason += " (a MIG instance: the theoretical rate is the whole GPU's)";
-  mark_shared(r, run.sharers, options.occupancy.require_idle);
+  mark_shared(r, run.sharers, options.occupancy);
   if (bad) {
     r.verdict = Verdict::fail;
     r.reason = std::to_string(bad) + " elements wrong after the device copy; " + r.reason;
@@ -85,8 +85,8 @@ void run_hostlink(DeviceRun& run, const Options& options, ComputeBuffers& buffer
   CheckResult down = rate_result(Kind::hostlink, "d2h", gbps(bytes, median(d2h)),
                                  run.pcie_theoretical, options.thresholds.min_d2h_gbps,
                                  options.thresholds.fraction, "device to host, " + what);
-  mark_shared(up, run.sharers, options.occupancy.require_idle);
-  mark_shared(down, run.sharers, options.occupancy.require_idle);
+  mark_shared(up, run.sharers, options.occupancy);
+  mark_shared(down, run.sharers, options.occupancy);
   if (bad_h2d) {
     up.verdict = Verdict::fail;
     up.reason = std::to_string(bad_h2d) + " elements wrong after the copy; " + up.reason;
@@ -177,7 +177,7 @@ CheckResult run_peer(DeviceRun& from, DeviceRun& to, const Options& options) {
                   "device " + std::to_string(from.info.ordinal) + " to " +
                       std::to_string(to.info.ordinal) + (how.empty() ? "" : " over " + how));
   r.peer = to.info.ordinal;
-  mark_shared(r, peer_sharers(from, to), options.occupancy.require_idle);
+  mark_shared(r, peer_sharers(from, to), options.occupancy);
   if (bad) {
     r.verdict = Verdict::fail;
     r.reason = std::to_string(bad) + " elements wrong after the peer copy; " + r.reason;

@@ -49,7 +49,7 @@ void run_health(DeviceRun& run, const Options& options) {
   for (auto& r : health_results(*run.health, run.busy_link)) {
     // Clock events read while another process loads the device are partly its doing
     // (a thermal slowdown under its load): said, the verdict unchanged.
-    if (r.name == "throttle") mark_shared(r, run.sharers, options.occupancy.require_idle);
+    if (r.name == "throttle") mark_shared(r, run.sharers, options.occupancy);
     run.results.push_back(r);
   }
 }

@@ -59,13 +59,15 @@ std::set<Kind> parse_kind_list(std::string_view list, std::string_view source) {
   return kinds;
 }
 
-std::set<Kind> select_kinds(const std::optional<std::string>& only,
-                            const std::optional<std::string>& skip) {
-  if (only && skip) throw UsageError("--only and --skip exclude each other");
-  if (only) return parse_kind_list(*only, "--only");
+std::set<Kind> select_kinds(const std::optional<std::string>& only, std::string_view only_source,
+                            const std::optional<std::string>& skip, std::string_view skip_source) {
+  if (only && skip)
+    throw UsageError(std::string(only_source) + " and " + std::string(skip_source) +
+                     " exclude each other");
+  if (only) return parse_kind_list(*only, only_source);
   std::set<Kind> kinds(all_kinds().begin(), all_kinds().end());
   if (skip)
-    for (Kind k : parse_kind_list(*skip, "--skip")) kinds.erase(k);
+    for (Kind k : parse_kind_list(*skip, skip_source)) kinds.erase(k);
   return kinds;
 }
 

@@ -161,8 +161,10 @@ std::vector<CheckResult> occupancy_results(const Occupancy& o, const OccupancyPo
                  " used by others (" +
                  (o.used_excludes_reserved ? "the driver's reservation not counted"
                                            : "the driver's reservation counted") +
-                 "), " + (policy.max_used_memory ? "--max-used-memory " : "at most ") +
-                 format_bytes(limit) + (above ? "" : " allowed");
+                 "), ";
+      // The limit as the caller set it (its name for max_used_memory), or the idle default.
+      r.reason += policy.max_used_memory ? policy.max_used_memory_source : "at most";
+      r.reason += " " + format_bytes(limit) + (above ? "" : " allowed");
       if (above) r.reason += (policy.max_used_memory ? " given" : " for an idle device");
     }
     out.push_back(r);
@@ -225,7 +227,7 @@ std::vector<CheckResult> occupancy_results(const Occupancy& o, const OccupancyPo
   return out;
 }
 
-void mark_shared(CheckResult& r, const std::string& who, bool require_idle) {
+void mark_shared(CheckResult& r, const std::string& who, const OccupancyPolicy& policy) {
   if (who.empty()) return;
   r.shared_with = who;
   r.reason += "; measured while the device was shared with " + who;
@@ -234,8 +236,8 @@ void mark_shared(CheckResult& r, const std::string& who, bool require_idle) {
   const bool shortfall = r.verdict == Verdict::fail && r.comparison == ">=" && r.value &&
                          r.threshold && *r.value < *r.threshold;
   if (!shortfall) return;
-  if (require_idle) {
-    r.reason += " (--require-idle: a fail)";
+  if (policy.require_idle) {
+    r.reason += " (" + policy.require_idle_source + ": a fail)";
   } else {
     r.verdict = Verdict::warn;
     r.reason += ": a shortfall while shared is not a hardware fault";

@@ -60,8 +60,10 @@ void Context::release() noexcept {
 
 namespace cudatool {
 
-Context make_default_context(const std::optional<std::string>& device_flag) {
-  const DeviceChoice choice = choose_device(SelectionInputs::from_environment(device_flag));
+Context make_default_context(const std::optional<std::string>& device_flag,
+                             std::string_view flag_source) {
+  const DeviceChoice choice =
+      choose_device(SelectionInputs::from_environment(device_flag, std::string(flag_source)));
   if (choice.explicit_choice()) return Context(resolve_device(choice));
   std::string failures, call = "cuCtxCreate", code_name;
   int code = 999;  // CUDA_ERROR_UNKNOWN, should no attempt have carried a result

@@ -658,7 +658,7 @@ DeviceCacheOutcome refresh(const Fd& dir, const std::string& name,
   return outcome;
 }
 
-DeviceCacheOutcome choose(bool fresh) {
+DeviceCacheOutcome choose(bool fresh, std::string_view fresh_source) {
   DeviceCacheOutcome outcome;
   // A driver named by CUDATOOL_LIBCUDA (tests' fake driver, a driver being tried) answers
   // as its own settings say, which nothing here can see: it is asked every time. The test
@@ -677,9 +677,10 @@ DeviceCacheOutcome choose(bool fresh) {
   const std::vector<std::string> environment = environment_lines();
   const std::string name = entry_name(environment);
   if (fresh || truthy(std::getenv("CUDATOOL_FRESH"))) {
+    const std::string asked(fresh ? fresh_source : "CUDATOOL_FRESH");
     outcome = refresh(dir, name, environment);
-    if (outcome.path == DeviceCachePath::cuinit) outcome.why = "--fresh; " + outcome.why;
-    if (outcome.path == DeviceCachePath::refreshed) outcome.why = "--fresh";
+    if (outcome.path == DeviceCachePath::cuinit) outcome.why = asked + "; " + outcome.why;
+    if (outcome.path == DeviceCachePath::refreshed) outcome.why = asked;
     return outcome;
   }
   std::string why;
@@ -726,10 +727,10 @@ DeviceCacheOutcome choose(bool fresh) {
 
 }  // namespace
 
-DeviceCacheOutcome use_device_cache(bool fresh) {
+DeviceCacheOutcome use_device_cache(bool fresh, std::string_view fresh_source) {
   DeviceCacheOutcome outcome;
   try {
-    outcome = choose(fresh);
+    outcome = choose(fresh, fresh_source);
   } catch (const std::exception& e) {
     // Never worse than without the cache: the cuInit path.
     State& s = state();

@@ -97,16 +97,18 @@ DeviceSpec parse_device_spec(std::string_view text, std::string_view source) {
                    ": not a device ordinal (0), PCI bus id (0000:07:00.0) or UUID (GPU-...)");
 }
 
-SelectionInputs SelectionInputs::from_environment(std::optional<std::string> flag) {
+SelectionInputs SelectionInputs::from_environment(std::optional<std::string> flag,
+                                                  std::string flag_source) {
   SelectionInputs inputs;
   inputs.flag = std::move(flag);
+  inputs.flag_source = std::move(flag_source);
   if (const char* env = std::getenv("CUDA_DEVICE")) inputs.env_value = env;
   if (const char* home = std::getenv("HOME")) inputs.home = home;
   return inputs;
 }
 
 DeviceChoice choose_device(const SelectionInputs& inputs) {
-  if (inputs.flag) return {parse_device_spec(*inputs.flag, "--device"), "--device"};
+  if (inputs.flag) return {parse_device_spec(*inputs.flag, inputs.flag_source), inputs.flag_source};
   if (inputs.env_value) return {parse_device_spec(*inputs.env_value, "CUDA_DEVICE"), "CUDA_DEVICE"};
   if (!inputs.home.empty()) {
     // PyCUDA's documentation names ~/.cuda-device, its code reads ~/.cuda_device: both.
@@ -148,8 +150,9 @@ Device resolve_device(const DeviceChoice& choice) {
   throw LogicError("unreachable device spec kind");
 }
 
-Device select_device(const std::optional<std::string>& flag) {
-  return resolve_device(choose_device(SelectionInputs::from_environment(flag)));
+Device select_device(const std::optional<std::string>& flag, std::string_view flag_source) {
+  return resolve_device(
+      choose_device(SelectionInputs::from_environment(flag, std::string(flag_source))));
 }
 
 }  // namespace cudatool

@@ -65,9 +65,9 @@ void run_subject(const Subject& subject, const Config& c, const std::vector<Work
       // No thread (a process limit, RLIMIT_NPROC): stop the ones started, which wait at
       // the gate or run, and join them before reporting; a joinable std::thread must
       // never be destroyed.
-      start_failure = "bench-pool: cannot start thread " + std::to_string(t + 1) + " of " +
-                      std::to_string(c.threads) + ": " + e.what() +
-                      " (a limit on processes or threads; try fewer --threads)";
+      start_failure = c.names.benchmark + ": cannot start thread " + std::to_string(t + 1) +
+                      " of " + std::to_string(c.threads) + ": " + e.what() +
+                      " (a limit on processes or threads; try fewer " + c.names.threads + ")";
       shared.stop.store(true);
       shared.gate.fail();
       break;
@@ -134,7 +134,7 @@ Result run(const Config& config, std::shared_ptr<const Context> context, const P
   r.cpus = std::max(1u, std::thread::hardware_concurrency());
   if (c.backend != Backend::host) {
     if (!context)
-      throw LogicError("bench-pool: the " + std::string(name(c.backend)) +
+      throw LogicError(c.names.benchmark + ": the " + std::string(name(c.backend)) +
                        " backend needs a CUDA context");
     r.device_ordinal = context->device().ordinal();
     r.device_name = context->device().name();

@@ -131,47 +131,48 @@ std::string allocator_label(Backend b, AllocatorKind k) {
 }
 
 void validate(const Config& c) {
-  auto size_check = [](std::uint64_t v, const char* flag) {
-    if (v == 0) throw UsageError(std::string(flag) + ": a request must be at least 1 byte");
+  const ConfigNames& n = c.names;
+  auto size_check = [](std::uint64_t v, const std::string& source) {
+    if (v == 0) throw UsageError(source + ": a request must be at least 1 byte");
     if (v > kMaxRequestBytes)
-      throw UsageError(std::string(flag) + " " + format_bytes(v) +
+      throw UsageError(source + " " + format_bytes(v) +
                        ": absurd, larger than the 128 TiB a process can address");
   };
   if (c.distribution == SizeDistribution::fixed) {
-    size_check(c.size, "--size");
+    size_check(c.size, n.size);
   } else {
-    size_check(c.min_size, "--min-size");
-    size_check(c.max_size, "--max-size");
+    size_check(c.min_size, n.min_size);
+    size_check(c.max_size, n.max_size);
     if (c.min_size > c.max_size)
-      throw UsageError("--min-size " + format_bytes(c.min_size) + " is larger than --max-size " +
-                       format_bytes(c.max_size));
+      throw UsageError(n.min_size + " " + format_bytes(c.min_size) + " is larger than " +
+                       n.max_size + " " + format_bytes(c.max_size));
   }
   if (c.live == 0 || c.live > kMaxLive)
-    throw UsageError("--live " + std::to_string(c.live) + ": must be 1.." +
+    throw UsageError(n.live + " " + std::to_string(c.live) + ": must be 1.." +
                      std::to_string(kMaxLive));
   if (c.threads == 0 || c.threads > kMaxThreads)
-    throw UsageError("--threads " + std::to_string(c.threads) + ": must be 1.." +
+    throw UsageError(n.threads + " " + std::to_string(c.threads) + ": must be 1.." +
                      std::to_string(kMaxThreads));
   if (!c.iterations && !c.duration_s)
-    throw UsageError("bench-pool: give --iterations or --duration");
-  if (c.iterations && *c.iterations == 0) throw UsageError("--iterations 0: must be at least 1");
+    throw UsageError(n.benchmark + ": give " + n.iterations + " or " + n.duration);
+  if (c.iterations && *c.iterations == 0) throw UsageError(n.iterations + " 0: must be at least 1");
   if (c.duration_s && !(*c.duration_s > 0 && *c.duration_s <= 3600))
-    throw UsageError("--duration " + std::to_string(*c.duration_s) +
+    throw UsageError(n.duration + " " + std::to_string(*c.duration_s) +
                      ": must be more than 0 and at most 3600 seconds");
   if (c.pool.leading_bits_in_bin_id > BinRule::kMaxLeadingBits)
-    throw UsageError("--leading-bits " + std::to_string(c.pool.leading_bits_in_bin_id) +
+    throw UsageError(n.leading_bits + " " + std::to_string(c.pool.leading_bits_in_bin_id) +
                      ": must be 0.." + std::to_string(BinRule::kMaxLeadingBits));
   if (c.pool.small_block_bytes < 1 || c.pool.small_block_bytes > BinRule::kMaxSmallBlockBytes)
-    throw UsageError("--small-block " + std::to_string(c.pool.small_block_bytes) +
+    throw UsageError(n.small_block + " " + std::to_string(c.pool.small_block_bytes) +
                      ": must be 1 B..1 MiB");
   if (c.pool.shards > 256)
-    throw UsageError("--shards " + std::to_string(c.pool.shards) + ": must be 0..256");
+    throw UsageError(n.shards + " " + std::to_string(c.pool.shards) + ": must be 0..256");
   if (c.host_alloc_flags & ~PageLockedAllocator::kValidFlags)
-    throw UsageError("bench-pool: unknown page-locked allocation flags");
+    throw UsageError(n.benchmark + ": unknown page-locked allocation flags");
   const auto offered = allocators_for(c.backend);
   for (AllocatorKind k : c.allocators)
     if (std::find(offered.begin(), offered.end(), k) == offered.end())
-      throw UsageError("--allocators: '" + std::string(name(k)) + "' is not offered by the " +
+      throw UsageError(n.allocators + ": '" + std::string(name(k)) + "' is not offered by the " +
                        std::string(name(c.backend)) + " backend (it offers pool, raw" +
                        (c.backend == Backend::device ? ", stream" : "") + ")");
 }

@@ -14,8 +14,8 @@ using namespace cudatool::check;
 TEST(CheckKinds, ParsesListsAndRejectsUnknownNames) {
   EXPECT_EQ(parse_kind_list("compute,memory", "--only"),
             (std::set<Kind>{Kind::compute, Kind::memory}));
-  EXPECT_EQ(select_kinds(std::nullopt, std::nullopt).size(), 7u);
-  EXPECT_EQ(select_kinds(std::nullopt, std::string("peer,health")),
+  EXPECT_EQ(select_kinds(std::nullopt, "--only", std::nullopt, "--skip").size(), 7u);
+  EXPECT_EQ(select_kinds(std::nullopt, "--only", std::string("peer,health"), "--skip"),
             (std::set<Kind>{Kind::identity, Kind::occupancy, Kind::compute, Kind::memory,
                             Kind::hostlink}));
   EXPECT_EQ(parse_kind_list("occupancy", "--only"), (std::set<Kind>{Kind::occupancy}));
@@ -28,5 +28,16 @@ TEST(CheckKinds, ParsesListsAndRejectsUnknownNames) {
   }
   EXPECT_THROW(parse_kind_list("", "--only"), UsageError);
   EXPECT_THROW(parse_kind_list("compute,", "--only"), UsageError);
-  EXPECT_THROW(select_kinds(std::string("compute"), std::string("peer")), UsageError);
+  try {
+    select_kinds(std::string("compute"), "only", std::string("peer"), "skip");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "only and skip exclude each other");  // the caller's names
+  }
+  try {
+    select_kinds(std::nullopt, "--only", std::string("gpu-burn"), "--skip");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--skip \"gpu-burn\": unknown check", 0), 0u) << e.what();
+  }
 }

@@ -89,7 +89,10 @@ TEST(CheckOccupancy, UsedMemoryAgainstTheGivenMaximum) {
   const auto used = find(occupancy_results(o, policy), "used_memory");
   EXPECT_EQ(used.verdict, Verdict::fail);
   EXPECT_EQ(*used.threshold, 2.0);
-  EXPECT_TRUE(has(used.reason, "--max-used-memory 2 GiB given")) << used.reason;
+  EXPECT_TRUE(has(used.reason, "max_used_memory 2 GiB given")) << used.reason;
+  policy.max_used_memory_source = "--max-used-memory";  // the caller's name for it
+  EXPECT_TRUE(has(find(occupancy_results(o, policy), "used_memory").reason,
+                  "), --max-used-memory 2 GiB given"));
   // Exactly at the maximum passes.
   policy.max_used_memory = 3 * kGiB;
   EXPECT_EQ(find(occupancy_results(o, policy), "used_memory").verdict, Verdict::pass);
@@ -206,7 +209,7 @@ TEST(CheckShared, ShortfallWhileSharedWarnsAndFailsOnlyUnderRequireIdle) {
   CheckResult r = rate_result(Kind::hostlink, "h2d", 24.0, 63.0, std::nullopt, 0.75, "h2d");
   ASSERT_EQ(r.verdict, Verdict::fail);
   CheckResult shared = r;
-  mark_shared(shared, who, false);
+  mark_shared(shared, who, {});
   EXPECT_EQ(shared.verdict, Verdict::warn);
   EXPECT_EQ(shared.shared_with, who);
   EXPECT_TRUE(has(shared.reason, "measured while the device was shared with " + who))
@@ -214,26 +217,34 @@ TEST(CheckShared, ShortfallWhileSharedWarnsAndFailsOnlyUnderRequireIdle) {
   EXPECT_TRUE(has(shared.reason, "not a hardware fault")) << shared.reason;
   // The same state, the same verdict, every time.
   CheckResult again = r;
-  mark_shared(again, who, false);
+  mark_shared(again, who, {});
   EXPECT_EQ(again.verdict, shared.verdict);
   EXPECT_EQ(again.reason, shared.reason);
   CheckResult strict = r;
-  mark_shared(strict, who, true);
+  OccupancyPolicy require_idle;
+  require_idle.require_idle = true;
+  mark_shared(strict, who, require_idle);
   EXPECT_EQ(strict.verdict, Verdict::fail);
-  EXPECT_TRUE(has(strict.reason, "--require-idle")) << strict.reason;
+  // The reason names what required it: the library's own word, or the caller's (the CLI's
+  // flag).
+  EXPECT_TRUE(has(strict.reason, " (require_idle: a fail)")) << strict.reason;
+  strict = r;
+  require_idle.require_idle_source = "--require-idle";
+  mark_shared(strict, who, require_idle);
+  EXPECT_TRUE(has(strict.reason, " (--require-idle: a fail)")) << strict.reason;
   // A pass stays a pass, marked.
   CheckResult fast = rate_result(Kind::memory, "d2d", 3000, 3352.3, std::nullopt, 0.75, "d2d");
-  mark_shared(fast, who, false);
+  mark_shared(fast, who, {});
   EXPECT_EQ(fast.verdict, Verdict::pass);
   EXPECT_EQ(fast.shared_with, who);
   // Wrong data is a hardware fault whoever shares the device: never a warning.
   CheckResult wrong = compute_result(1, 16777216, 132, 132, "SASS sm_90", "element 8 is 0x1");
-  mark_shared(wrong, who, false);
+  mark_shared(wrong, who, {});
   EXPECT_EQ(wrong.verdict, Verdict::fail);
   EXPECT_EQ(wrong.shared_with, who);
   // Nobody: untouched.
   CheckResult alone = r;
-  mark_shared(alone, "", false);
+  mark_shared(alone, "", {});
   EXPECT_EQ(alone.verdict, Verdict::fail);
   EXPECT_EQ(alone.shared_with, "");
   EXPECT_EQ(alone.reason, r.reason);

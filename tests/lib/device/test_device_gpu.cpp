@@ -84,9 +84,9 @@ TEST_F(DeviceGpu, ContextIsRetainedAndReleased) {
 }
 
 TEST_F(DeviceGpu, DefaultContextFollowsSelection) {
-  Context context = make_default_context(std::to_string(device().ordinal()));
+  Context context = make_default_context(std::to_string(device().ordinal()), "--device");
   EXPECT_EQ(context.device(), device());
-  EXPECT_THROW(make_default_context(std::string("99")), DeviceNotFoundError);
+  EXPECT_THROW(make_default_context(std::string("99"), "--device"), DeviceNotFoundError);
 }
 
 TEST_F(DeviceGpu, PeerAccessMatrixOnSeveralDevices) {

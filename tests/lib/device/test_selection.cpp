@@ -65,7 +65,7 @@ TEST(DeviceSpec, RejectsMalformedValuesNamingSourceAndValue) {
 TEST(DeviceChoice, FlagBeatsEnvironmentBeatsFileBeatsDefault) {
   TempHome home;
   home.write(".cuda-device", "2\n");
-  SelectionInputs inputs{std::string("1"), std::string("3"), home.path.string()};
+  SelectionInputs inputs{std::string("1"), std::string("3"), home.path.string(), "--device"};
   EXPECT_EQ(choose_device(inputs).source, "--device");
   EXPECT_EQ(choose_device(inputs).spec.ordinal, 1);
   inputs.flag.reset();
@@ -79,6 +79,17 @@ TEST(DeviceChoice, FlagBeatsEnvironmentBeatsFileBeatsDefault) {
   EXPECT_EQ(choose_device(inputs).source, "default");
   EXPECT_FALSE(choose_device(inputs).explicit_choice());
   EXPECT_EQ(choose_device(inputs).spec.ordinal, 0);
+}
+
+// The caller's value is named as the caller calls it (the library knows no flag): the CLI's
+// "--device", the Python module's "device=" alike.
+TEST(DeviceChoice, CallersValueCarriesTheCallersSource) {
+  SelectionInputs inputs{std::string("1"), std::nullopt, "", "device="};
+  EXPECT_EQ(choose_device(inputs).source, "device=");
+  inputs.flag = "banana";
+  EXPECT_EQ(error_of(inputs).rfind("device= \"banana\": ", 0), 0u) << error_of(inputs);
+  inputs.flag_source = "--device";
+  EXPECT_EQ(error_of(inputs).rfind("--device \"banana\": ", 0), 0u) << error_of(inputs);
 }
 
 TEST(DeviceChoice, AcceptsBothHomeFileNames) {

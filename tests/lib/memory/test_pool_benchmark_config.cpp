@@ -54,24 +54,45 @@ TEST(PoolBenchmark, ValidateRejectsWhatCannotRun) {
     change(c);
     return usage_message([&] { validate(c); });
   };
+  auto bad_flag = [](auto change) {
+    Config c = host_config();
+    c.names.benchmark = "bench-pool";
+    c.names.threads = "--threads";
+    c.names.size = "--size";
+    c.names.min_size = "--min-size";
+    c.names.max_size = "--max-size";
+    c.names.live = "--live";
+    c.names.iterations = "--iterations";
+    c.names.duration = "--duration";
+    c.names.leading_bits = "--leading-bits";
+    change(c);
+    return usage_message([&] { validate(c); });
+  };
   EXPECT_NO_THROW(validate(host_config()));
-  EXPECT_NE(bad([](Config& c) { c.threads = 0; }).find("--threads 0"), std::string::npos);
-  EXPECT_NE(bad([](Config& c) { c.size = 0; }).find("--size"), std::string::npos);
-  EXPECT_NE(bad([](Config& c) { c.size = kMaxRequestBytes + 1; }).find("absurd"),
+  // Messages name the settings as the caller does (the CLI: its flags), else by their fields.
+  EXPECT_EQ(bad([](Config& c) { c.threads = 0; }), "threads 0: must be 1..1024");
+  EXPECT_EQ(bad([](Config& c) {
+              c.iterations.reset();
+              c.duration_s.reset();
+            }),
+            "pool benchmark: give iterations or duration_s");
+  EXPECT_NE(bad_flag([](Config& c) { c.threads = 0; }).find("--threads 0"), std::string::npos);
+  EXPECT_NE(bad_flag([](Config& c) { c.size = 0; }).find("--size"), std::string::npos);
+  EXPECT_NE(bad_flag([](Config& c) { c.size = kMaxRequestBytes + 1; }).find("absurd"),
             std::string::npos);
-  EXPECT_NE(bad([](Config& c) {
+  EXPECT_NE(bad_flag([](Config& c) {
               c.distribution = SizeDistribution::uniform;
               c.min_size = 2000;
               c.max_size = 1000;
             }).find("larger than --max-size"),
             std::string::npos);
-  EXPECT_NE(bad([](Config& c) { c.live = 0; }).find("--live"), std::string::npos);
-  EXPECT_NE(bad([](Config& c) { c.iterations.reset(); }).find("--iterations or --duration"),
+  EXPECT_NE(bad_flag([](Config& c) { c.live = 0; }).find("--live"), std::string::npos);
+  EXPECT_NE(bad_flag([](Config& c) { c.iterations.reset(); }).find("--iterations or --duration"),
             std::string::npos);
-  EXPECT_NE(bad([](Config& c) { c.duration_s = -1; }).find("--duration"), std::string::npos);
-  EXPECT_NE(bad([](Config& c) { c.allocators = {AllocatorKind::stream}; }).find("not offered"),
+  EXPECT_NE(bad_flag([](Config& c) { c.duration_s = -1; }).find("--duration"), std::string::npos);
+  EXPECT_NE(bad_flag([](Config& c) { c.allocators = {AllocatorKind::stream}; }).find("not offered"),
             std::string::npos);
-  EXPECT_NE(bad([](Config& c) { c.pool.leading_bits_in_bin_id = 40; }).find("--leading-bits"),
+  EXPECT_NE(bad_flag([](Config& c) { c.pool.leading_bits_in_bin_id = 40; }).find("--leading-bits"),
             std::string::npos);
   // A valid config that asks for more than the machine has is out of memory, not usage.
   Config huge = host_config();

@@ -27,16 +27,17 @@ std::string_view verdict_name(Verdict v);
 // The more severe of two verdicts: fail > warn > pass > skipped.
 Verdict worse(Verdict a, Verdict b);
 
-// The checks --only and --skip name, in the order they run (occupancy first: it reads who
-// else uses the device before cudatool's own context exists).
+// The checks a caller names (cudatool's --only and --skip), in the order they run (occupancy first:
+// it reads who else uses the device before cudatool's own context exists).
 enum class Kind { identity, occupancy, health, compute, memory, hostlink, peer };
 std::string_view kind_name(Kind k);
 const std::vector<Kind>& all_kinds();
 // "compute,memory" -> {compute, memory}; UsageError naming `source` for an unknown name.
 std::set<Kind> parse_kind_list(std::string_view list, std::string_view source);
 // The checks to run: every one, or only `only`, or all but `skip` (not both: UsageError).
-std::set<Kind> select_kinds(const std::optional<std::string>& only,
-                            const std::optional<std::string>& skip);
+// Messages name them as `only_source` and `skip_source` (cudatool's "--only", "--skip").
+std::set<Kind> select_kinds(const std::optional<std::string>& only, std::string_view only_source,
+                            const std::optional<std::string>& skip, std::string_view skip_source);
 
 struct CheckResult {
   Kind kind = Kind::identity;
@@ -83,8 +84,12 @@ struct Occupancy {
 struct OccupancyPolicy {
   bool require_idle = false;                     // any finding fails (else warns)
   std::optional<std::uint64_t> max_used_memory;  // given: used memory above it fails
+  // What set them, as the results' reasons name it (cudatool's "--require-idle",
+  // "--max-used-memory").
+  std::string require_idle_source = "require_idle";
+  std::string max_used_memory_source = "max_used_memory";
 };
-// Memory used by others that counts as occupied when no --max-used-memory is given: above
+// Memory used by others that counts as occupied when no max_used_memory is given: above
 // what an idle GPU shows with NVML's older memory query (its driver reservation).
 inline constexpr std::uint64_t kIdleUsedMemory = 1ull << 30;
 
@@ -104,7 +109,7 @@ std::string context_blocked(const Occupancy& occupancy);
 // shortfall (a rate that failed ">=" its threshold) becomes a warning, a fail only under
 // --require-idle. Applied to a rate before a data error overrides it: wrong data fails
 // whoever shares the device.
-void mark_shared(CheckResult& result, const std::string& sharers, bool require_idle);
+void mark_shared(CheckResult& result, const std::string& sharers, const OccupancyPolicy& policy);
 // The name of process `pid`: argv[0]'s file name from <proc_root>/<pid>/cmdline (never its
 // arguments, which may hold secrets), else <proc_root>/<pid>/comm; "" where neither reads.
 std::string process_name(unsigned pid, const std::string& proc_root = "/proc");

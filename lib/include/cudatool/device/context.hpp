@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cudatool/device/device.hpp"
 #include "cudatool/driver/handles.hpp"
@@ -36,9 +37,11 @@ class Context {
 
 namespace cudatool {
 
-// PyCUDA's make_default_context: the device chosen by --device, CUDA_DEVICE or
-// ~/.cuda-device when one of them is set; otherwise the first device, in order, whose
-// context can be created (a device in exclusive mode held by another process is skipped).
-Context make_default_context(const std::optional<std::string>& device_flag);
+// PyCUDA's make_default_context: the device chosen by the caller (`device_flag`, named
+// `flag_source` in messages: cudatool's --device), CUDA_DEVICE or ~/.cuda-device when one of
+// them is set; otherwise the first device, in order, whose context can be created (a device
+// in exclusive mode held by another process is skipped).
+Context make_default_context(const std::optional<std::string>& device_flag,
+                             std::string_view flag_source);
 
 }  // namespace cudatool

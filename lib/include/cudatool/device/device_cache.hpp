@@ -67,12 +67,13 @@ struct DeviceCacheOutcome {
 };
 
 // Chooses where this process's Device answers come from: the cache entry when it is valid,
-// otherwise the driver (and then the entry is written for the next run). `fresh` (--fresh,
-// or CUDATOOL_FRESH=1 in the environment) skips the lookup. Call it once, before any other
+// otherwise the driver (and then the entry is written for the next run). `fresh` (the
+// caller's choice, named `fresh_source` in the outcome's why: cudatool's --fresh), or
+// CUDATOOL_FRESH=1 in the environment, skips the lookup. Call it once, before any other
 // device call, in a command that creates no context. Never throws: every failure of the
 // cache is the cuInit path. Errors of the driver itself (no driver, no device) are left to
 // the command's own calls, which then meet them exactly as without the cache.
-DeviceCacheOutcome use_device_cache(bool fresh);
+DeviceCacheOutcome use_device_cache(bool fresh, std::string_view fresh_source);
 
 // The snapshot Device answers from, or nullptr on the cuInit path.
 const DeviceSnapshot* cached_devices();

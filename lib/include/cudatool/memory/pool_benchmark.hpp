@@ -65,6 +65,24 @@ inline constexpr std::size_t kMaxLive = std::size_t{1} << 20;
 inline constexpr unsigned kMaxThreads = 1024;
 inline constexpr std::size_t kMaxStreamSteps = 65536;
 
+// How the caller names the benchmark and a Config's settings, as validate's and run's
+// messages name them (the way parse_* name their `source`): cudatool's "bench-pool" and its
+// flags ("--size", ...). The defaults are the library's own words: the fields' names.
+struct ConfigNames {
+  std::string benchmark = "pool benchmark";
+  std::string size = "size";
+  std::string min_size = "min_size";
+  std::string max_size = "max_size";
+  std::string live = "live";
+  std::string threads = "threads";
+  std::string iterations = "iterations";
+  std::string duration = "duration_s";
+  std::string leading_bits = "leading_bits_in_bin_id";
+  std::string small_block = "small_block_bytes";
+  std::string shards = "shards";
+  std::string allocators = "allocators";
+};
+
 struct Config {
   Backend backend = Backend::host;
   SizeDistribution distribution = SizeDistribution::fixed;
@@ -81,6 +99,7 @@ struct Config {
   PoolOptions pool;
   unsigned host_alloc_flags = 0;          // pinned backend
   std::vector<AllocatorKind> allocators;  // empty: allocators_for(backend)
+  ConfigNames names;                      // what messages call the settings above
 };
 
 // Throws UsageError for a configuration that cannot run: sizes of 0 or above

@@ -1,11 +1,13 @@
 // The exit codes of the cudatool executable: one table for the whole tool (README and
-// cudatool(1) document it), and the one place where errors map onto it.
+// cudatool(1) document it), and the one place where the library's errors (its hierarchy,
+// cudatool/base/error.hpp) map onto it. The app's, not the library's: a program using
+// libcudatool chooses its own.
 #pragma once
 
 #include <exception>
 #include <string_view>
 
-namespace cudatool {
+namespace cudatool::app {
 
 enum class ExitStatus : int {
   success = 0,
@@ -33,4 +35,4 @@ ExitStatus exit_status_for(const std::exception& e) noexcept;
 // Short name of a status ("usage", "no_driver", ...), as used in JSON error objects.
 std::string_view exit_status_name(ExitStatus s) noexcept;
 
-}  // namespace cudatool
+}  // namespace cudatool::app
