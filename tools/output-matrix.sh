@@ -37,6 +37,8 @@ record() {
     if [[ $1 == compile ]]; then
       sed -i -E 's/"compile_seconds": [0-9.e+-]+/"compile_seconds": T/; s/compiled in [0-9.]+ m?s/compiled in T/; s/Compile time = [0-9.]+ ms/Compile time = T ms/g' \
         "$out/$id.out"
+      # nvcc compiles a copy of an extern "C"-wrapped source in a fresh temporary directory.
+      sed -i -E 's#/cudatool-nvcc-[A-Za-z0-9]{6}/#/cudatool-nvcc-XXXXXX/#g' "$out/$id.out" "$out/$id.err"
     fi
     with_env=()
     without_env=()
@@ -110,6 +112,8 @@ compile_matrix() {
   printf '#include <vector>\n__global__ void k(float* p) { p[0] = 1; }\n' >"$w/template_header.cu"
   printf '__global__ void child(float* p) { p[0] = 1; }\n__global__ void parent(float* p) { child<<<1, 1>>>(p); }\n' >"$w/launcher.cu"
   printf '__global__ void k(float* p) { p[0] = 1; }\n' >"$w/plain.cu"
+  printf 'template <int N> __global__ void k(float* p) { p[0] = N; }\ntemplate __global__ void k<1>(float*);\n' >"$w/template.cu"
+  printf 'extern "C" {\ntemplate <int N> __global__ void k(float* p) { p[0] = N; }\n}\n' >"$w/extern_block.cu"
   printf '__global__ void broken( {\n' >"$w/broken.cu"
   printf '   \n' >"$w/blank.cu"
   local plain=$w/plain.cu
@@ -129,6 +133,9 @@ compile_matrix() {
   run compile "$w/missing.cu" --no-cache --arch sm_90 --compiler nvcc
   run compile "$w/missing.cu" --no-cache --arch sm_90 --compiler nvrtc
   run compile "$w/template_header.cu" --no-cache --arch sm_90 --extern-c --compiler nvrtc
+  run compile "$w/template.cu" --no-cache --arch sm_90 --extern-c
+  run compile "$w/template.cu" --no-cache --arch sm_90 --extern-c --compiler nvcc
+  run compile "$w/extern_block.cu" --no-cache --arch sm_90
   run compile "$w/launcher.cu" --no-cache --arch sm_90 --compiler nvrtc
   run compile "$w/launcher.cu" --no-cache --arch sm_90
   run compile "$w/launcher.cu" --no-cache --arch sm_90 --json

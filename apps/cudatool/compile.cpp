@@ -4,7 +4,6 @@
 // Options (here) -> the request (compile_request.cpp) -> the library (compiler.hpp,
 // compile_cache.hpp, cubin.hpp, kernel_occupancy.hpp, module.hpp) -> the output
 // (compile_render.cpp).
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -20,7 +19,6 @@
 
 namespace cudatool::app {
 namespace {
-namespace fs = std::filesystem;
 
 // nvcc-style spellings that CLI11 cannot declare (one dash, several letters) become the
 // long options below: -rdc[=true], -lineinfo, -Xptxas/-Xnvrtc/-Xnvcc [=]VALUE,

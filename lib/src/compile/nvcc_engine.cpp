@@ -1,3 +1,6 @@
+// The nvcc engine: nvcc found (CUDATOOL_NVCC, CUDA_HOME, CUDA_PATH, /usr/local/cuda, PATH),
+// its version asked once, and run on the file where it is or on a copy in a private
+// temporary directory (process.hpp runs it).
 #include <sys/stat.h>
 #include <unistd.h>
 

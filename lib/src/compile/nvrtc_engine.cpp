@@ -1,3 +1,5 @@
+// The NVRTC engine: the prepared source compiled in-process (driver/nvrtc.hpp), and with a
+// keep_dir its intermediate files (prepared source, options, log, PTX, CUBIN) written there.
 #include <dlfcn.h>
 
 #include <algorithm>
