@@ -1,5 +1,5 @@
 // libFuzzer harness for the compile cache's entry parser (compile_cache.hpp) and the
-// payload decoder behind it (compiler.hpp, detail::decode_cache_payload): bytes from a
+// payload decoder behind it (cache_payload.hpp, detail::decode_cache_payload): bytes from a
 // cache directory that anyone with write access to it may have planted. Neither may crash,
 // hang or read out of bounds; a parsed entry must be exactly what format_cache_entry writes
 // for its key, so that the parser accepts nothing the writer could not have produced.
@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cudatool/compile/cache_payload.hpp"
 #include "cudatool/compile/compile_cache.hpp"
 #include "cudatool/compile/compiler.hpp"
 

@@ -7,8 +7,10 @@
 #
 # KERNELS_DATA is the build's tests/kernels_data (nvcc-built fixtures). Everything runs
 # without a driver (CUDATOOL_LIBCUDA points nowhere) or with the tests' fake driver (check and
-# bench-pool, where build/tests has it), so the output does not depend on the machine's GPU. compile runs with --no-cache; its one varying number (the compile time) is
-# replaced by "T" before the files are written.
+# bench-pool, where build/tests has it), so the output does not depend on the machine's GPU.
+# compile runs with --no-cache except in the cache's own cases (a fixed directory, emptied
+# first); its one varying number (the compile time) is replaced by "T" before the files are
+# written, as is ptxas -v's "Compile time".
 set -uo pipefail
 
 record() {
@@ -19,17 +21,26 @@ record() {
   local n=0
   local run_env=()  # settings after the defaults (the fake driver's, below)
   local cusparse=${CUDA_HOME:-/usr/local/cuda}/lib64/libcusparse.so
+  # For the next run only: with_env, more environment (NAME=VALUE); without_env, variables to
+  # unset (CUDATOOL_CACHE_DIR among them: not set at all); stdin_text, its standard input.
+  local with_env=() without_env=() stdin_text=""
   run() {
     n=$((n + 1))
     local id
     id=$(printf '%03d' "$n")
-    printf '%s\n' "${run_env[*]}${run_env[*]:+ }$*" >"$out/$id.cmd"
-    env CUDATOOL_LIBCUDA=/nonexistent/libcuda.so.1 CUDATOOL_CACHE_DIR=/nonexistent-cache \
-      "${run_env[@]}" "$bin" "$@" >"$out/$id.out" 2>"$out/$id.err"
-    echo $? >"$out/$id.rc"
+    local unset=() set=(CUDATOOL_LIBCUDA=/nonexistent/libcuda.so.1)
+    local v
+    for v in "${without_env[@]}"; do unset+=(-u "$v"); done
+    [[ " ${without_env[*]} " == *" CUDATOOL_CACHE_DIR "* ]] || set+=(CUDATOOL_CACHE_DIR=/nonexistent-cache)
+    printf '%s\n' "${unset[*]} ${run_env[*]} ${with_env[*]} $*" >"$out/$id.cmd"
+    printf '%s' "$stdin_text" |
+      env "${unset[@]}" "${set[@]}" "${run_env[@]}" "${with_env[@]}" "$bin" "$@" >"$out/$id.out" 2>"$out/$id.err"
+    echo "${PIPESTATUS[1]}" >"$out/$id.rc"
     if [[ $1 == compile ]]; then
-      sed -i -E 's/"compile_seconds": [0-9.e+-]+/"compile_seconds": T/; s/compiled in [0-9.]+ m?s/compiled in T/' \
+      sed -i -E 's/"compile_seconds": [0-9.e+-]+/"compile_seconds": T/; s/compiled in [0-9.]+ m?s/compiled in T/; s/Compile time = [0-9.]+ ms/Compile time = T ms/g' \
         "$out/$id.out"
+      # nvcc compiles a copy of an extern "C"-wrapped source in a fresh temporary directory.
+      sed -i -E 's#/cudatool-nvcc-[A-Za-z0-9]{6}/#/cudatool-nvcc-XXXXXX/#g' "$out/$id.out" "$out/$id.err"
     fi
     # bench-pool's timings (and what depends on how many pairs the calibration ran) vary
     # from run to run: each is replaced by "T" in the JSON, every number by "N" in the text.
@@ -49,6 +60,9 @@ record() {
         s/ readings over [0-9.]+ s\)/ readings over T s)/' \
         "$out/$id.out"
     fi
+    with_env=()
+    without_env=()
+    stdin_text=""
   }
   # Architecture names, every flag that takes one.
   local archs=(sm_90 sm_90a sm_100f compute_90 compute_100 9.0 10.0 12.1 SM_90 " sm_90" "sm_90 "
@@ -96,6 +110,7 @@ record() {
   run occupancy --arch sm_90 --sweep --regs 32 --json
   run occupancy --arch sm_90 --threads 256 --regs 64 --smem 48K --csv
   run occupancy --arch sm_90 --threads 256 --sweep-regs --json
+  compile_matrix
   if [[ -e $cusparse ]]; then
     run kernels "$cusparse" --arch sm_90 --threads 256 --json
     run kernels "$cusparse" --arch sm_90 --threads 256
@@ -166,6 +181,109 @@ record() {
     run_env=()
   fi
   echo "recorded $n invocations in $out"
+}
+
+# compile's messages, engine reasons, hints, project flags (-p) and cache commands. The files it
+# writes live under a fixed directory (its path is in the output), emptied first.
+compile_matrix() {
+  local c=$src/tests/data/compile
+  local w=${TMPDIR:-/tmp}/cudatool-output-matrix-compile
+  rm -rf "$w"
+  mkdir -p "$w/build" "$w/empty" "$w/cache"
+  printf '#include <cstdio>\n__global__ void k(float* p) { p[0] = 1; }\n' >"$w/host_header.cu"
+  printf 'void helper() {}\n__global__ void k(float* p) { helper(); p[0] = 1; }\n' >"$w/host_fn.cu"
+  printf '#include "missing.h"\n__global__ void k(float* p) { p[0] = 1; }\n' >"$w/missing.cu"
+  printf '#include <vector>\n__global__ void k(float* p) { p[0] = 1; }\n' >"$w/template_header.cu"
+  printf '__global__ void child(float* p) { p[0] = 1; }\n__global__ void parent(float* p) { child<<<1, 1>>>(p); }\n' >"$w/launcher.cu"
+  printf '__global__ void k(float* p) { p[0] = 1; }\n' >"$w/plain.cu"
+  printf 'template <int N> __global__ void k(float* p) { p[0] = N; }\ntemplate __global__ void k<1>(float*);\n' >"$w/template.cu"
+  printf 'extern "C" {\ntemplate <int N> __global__ void k(float* p) { p[0] = N; }\n}\n' >"$w/extern_block.cu"
+  printf '__global__ void broken( {\n' >"$w/broken.cu"
+  printf '   \n' >"$w/blank.cu"
+  local plain=$w/plain.cu
+  printf '[{"directory": "%s", "file": "%s", "arguments": ["nvcc", "-std=c++03", "-c", "%s"]}]\n' \
+    "$w" "$plain" "$plain" >"$w/build/compile_commands.json"
+  run compile "$plain" --no-cache --arch sm_90 -p "$w/build"
+  run compile "$plain" --no-cache --arch sm_90 -p "$w/empty"
+  run compile - --no-cache --arch sm_90 -p "$w/build"
+  for engine in nvrtc nvcc; do
+    run compile "$plain" --no-cache --arch sm_90 --compiler "$engine"
+    run compile "$plain" --no-cache --arch sm_90 --compiler "$engine" --json
+  done
+  run compile "$w/host_header.cu" --no-cache --arch sm_90 --compiler nvrtc
+  run compile "$w/host_header.cu" --no-cache --arch sm_90
+  run compile "$w/host_fn.cu" --no-cache --arch sm_90 --compiler nvrtc
+  run compile "$w/host_fn.cu" --no-cache --arch sm_90 --json
+  run compile "$w/missing.cu" --no-cache --arch sm_90 --compiler nvcc
+  run compile "$w/missing.cu" --no-cache --arch sm_90 --compiler nvrtc
+  run compile "$w/template_header.cu" --no-cache --arch sm_90 --extern-c --compiler nvrtc
+  run compile "$w/template.cu" --no-cache --arch sm_90 --extern-c
+  run compile "$w/template.cu" --no-cache --arch sm_90 --extern-c --compiler nvcc
+  run compile "$w/extern_block.cu" --no-cache --arch sm_90
+  run compile "$w/launcher.cu" --no-cache --arch sm_90 --compiler nvrtc
+  run compile "$w/launcher.cu" --no-cache --arch sm_90
+  run compile "$w/launcher.cu" --no-cache --arch sm_90 --json
+  run compile "$w/broken.cu" --no-cache --arch sm_90
+  run compile "$w/broken.cu" --no-cache --arch sm_90 --compiler nvcc
+  run compile "$w/blank.cu" --no-cache --arch sm_90
+  run compile "$plain" --no-cache --arch sm_90 -Xnvcc -O3
+  run compile "$plain" --no-cache --arch sm_90 -Xnvcc -O3 --json
+  run compile "$plain" --no-cache --arch sm_90 -Xnvcc --extended-lambda
+  run compile "$plain" --no-cache --arch sm_90 -Xnvcc -O3 --compiler nvrtc
+  run compile "$plain" --no-cache --arch sm_90 -Xnvrtc -lineinfo --compiler nvcc
+  run compile "$plain" --no-cache --arch sm_90 -Xnvrtc -lineinfo -Xnvcc -O3
+  with_env=(CUDATOOL_DEFAULT_NVCC_FLAGS=-O3)
+  run compile "$plain" --no-cache --arch sm_90 --json
+  with_env=(CUDATOOL_DEFAULT_NVRTC_FLAGS=-lineinfo)
+  run compile "$plain" --no-cache --arch sm_90 --compiler nvcc
+  run compile "$plain" --no-cache --arch sm_90 --maxrregcount 300
+  run compile "$plain" --no-cache --arch sm_90 --maxrregcount 32 --std c++17 -DN=4 -I "$w" --rdc -G \
+    --lineinfo --use_fast_math -Xptxas -v --json
+  run compile "$plain" --no-cache --arch sm_90 --std c++03
+  run compile "$plain" --no-cache --arch sm_88
+  run compile "$plain" --no-cache --arch sm_88 --compiler nvrtc
+  for a in sm_87 sm_89 sm_101 sm_110 sm_121 sm_99; do
+    run compile "$plain" --no-cache --arch "$a"
+  done
+  run compile "$plain" --no-cache --arch compute_90 --cubin
+  run compile "$plain" --no-cache --arch compute_90 --threads 128
+  run compile "$plain" --no-cache --arch compute_90 --json
+  run compile "$plain" --no-cache --arch sm_90,sm_100 -o "$w/out.cubin"
+  run compile "$plain" --no-cache --arch sm_90,sm_100 --load
+  run compile "$plain" --no-cache --arch sm_90 -o "$w/out.cubin"
+  run compile "$plain" --no-cache --arch sm_90 -o "$w/nowhere/out.cubin"
+  run compile "$plain" --no-cache --arch sm_90 -o "$w"
+  run compile "$plain" --no-cache --arch sm_90 --load
+  run compile "$plain" --no-cache
+  run compile "$w/nonexistent.cu" --no-cache --arch sm_90
+  run compile "$w" --no-cache --arch sm_90
+  run compile --no-cache --arch sm_90
+  stdin_text='__global__ void k(float* p) { p[0] = 1; }'
+  run compile - --no-cache --arch sm_90 --json
+  stdin_text='#include <vector>
+__global__ void k(float* p) { p[0] = 1; }'
+  run compile - --no-cache --arch sm_90 --compiler nvrtc
+  stdin_text='__global__ void k(float* p) { p[0] = 1; }'
+  run compile - --no-cache --arch sm_90 --no-extern-c
+  run compile "$c/multi.cu" --no-cache --arch sm_80,sm_90 --json --threads 128
+  run compile "$c/saxpy.cu" --no-cache --arch sm_90 --ptx
+  # The cache: a miss, a hit, the statistics, a trim and a clear, text and JSON.
+  run compile "$plain" --arch sm_90 --cache-dir "$w/cache" --json
+  run compile "$plain" --arch sm_90 --cache-dir "$w/cache"
+  run compile "$plain" --arch sm_90 --cache-dir "$w/cache" --compiler nvcc
+  run compile "$plain" --arch sm_90 --cache-dir "$w/cache" --compiler nvcc --json
+  run compile --cache-stats --cache-dir "$w/cache"
+  run compile --cache-stats --cache-dir "$w/cache" --json
+  run compile "$plain" --cache-stats --cache-dir "$w/cache"
+  run compile --cache-trim lots --cache-dir "$w/cache"
+  run compile --cache-trim 1 --cache-dir "$w/cache"
+  run compile --cache-clear --cache-dir "$w/cache" --json
+  run compile --cache-clear --cache-dir "$w/cache"
+  without_env=(CUDATOOL_CACHE_DIR XDG_CACHE_HOME)
+  with_env=(HOME=/nonexistent-home)
+  run compile "$plain" --arch sm_90
+  without_env=(CUDATOOL_CACHE_DIR XDG_CACHE_HOME HOME)
+  run compile --cache-stats --json
 }
 
 compare() {

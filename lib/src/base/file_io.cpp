@@ -35,13 +35,13 @@ class Descriptor {
   int fd_;
 };
 
-struct ReadOutcome {
+struct FileContent {
   std::string data;
   std::string error;  // empty on success
 };
 
-ReadOutcome read_regular(const std::filesystem::path& path, std::size_t max_bytes) {
-  ReadOutcome r;
+FileContent read_regular(const std::filesystem::path& path, std::size_t max_bytes) {
+  FileContent r;
   // O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer
   // (and fstat then refuses it); O_NOCTTY: a terminal never becomes the controlling one.
   Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
@@ -77,21 +77,20 @@ ReadOutcome read_regular(const std::filesystem::path& path, std::size_t max_byte
   r.data.reserve(static_cast<std::size_t>(st.st_size));
   char buffer[65536];
   for (;;) {
-    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
+    const ReadOutcome got = read_some(fd.get(), buffer);
+    if (got.error != 0) {
       r.data.clear();
-      r.error = std::strerror(errno);
+      r.error = std::strerror(got.error);
       return r;
     }
-    if (n == 0) break;
+    if (got.bytes == 0) break;
     // The file may grow while it is read: the bound holds for what is read, not just the
     // size fstat saw.
-    if (r.data.size() + static_cast<std::size_t>(n) > max_bytes) {
+    if (r.data.size() + got.bytes > max_bytes) {
       too_large();
       return r;
     }
-    r.data.append(buffer, static_cast<std::size_t>(n));
+    r.data.append(buffer, got.bytes);
   }
   return r;
 }
@@ -100,19 +99,6 @@ ReadOutcome read_regular(const std::filesystem::path& path, std::size_t max_byte
                                const std::string& reason) {
   throw UsageError(std::string(what) + " " + quote_input(path.string()) +
                    ": cannot write: " + reason);
-}
-
-// Writes all of `data` to `fd`; 0 or the errno of the failure.
-int write_all(int fd, std::string_view data) {
-  std::size_t written = 0;
-  while (written < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) return EIO;
-    written += static_cast<std::size_t>(n);
-  }
-  return 0;
 }
 
 // A FIFO or character device: written in place. O_NONBLOCK on open makes a FIFO without a
@@ -149,9 +135,40 @@ std::filesystem::path temporary_for(const std::filesystem::path& target) {
 
 }  // namespace
 
+int write_all(int fd, std::string_view data) noexcept {
+  std::size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
+    written += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+ReadOutcome read_some(int fd, std::span<char> buffer) noexcept {
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n >= 0) return {static_cast<std::size_t>(n), 0};
+    if (errno != EINTR) return {0, errno};
+  }
+}
+
+ReadOutcome read_full(int fd, std::span<char> buffer) noexcept {
+  ReadOutcome r;
+  while (r.bytes < buffer.size()) {
+    const ReadOutcome got = read_some(fd, buffer.subspan(r.bytes));
+    if (got.error != 0) return {r.bytes, got.error};
+    if (got.bytes == 0) break;
+    r.bytes += got.bytes;
+  }
+  return r;
+}
+
 std::string read_input_file(const std::filesystem::path& path, std::string_view what,
                             std::size_t max_bytes) {
-  ReadOutcome r = read_regular(path, max_bytes);
+  FileContent r = read_regular(path, max_bytes);
   if (!r.error.empty())
     throw UsageError(std::string(what) + " " + quote_input(path.string()) + ": " +
                      (r.error.starts_with("is ") || r.error.starts_with("larger")
@@ -205,7 +222,7 @@ void write_atomically(const std::filesystem::path& path, std::string_view data,
 namespace cudatool::detail {
 
 std::optional<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
-  ReadOutcome r = read_regular(path, max_bytes);
+  FileContent r = read_regular(path, max_bytes);
   if (!r.error.empty()) return std::nullopt;
   return std::move(r.data);
 }

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/file_io.hpp"
 #include "cudatool/base/sha256.hpp"
 #include "cudatool/base/units.hpp"
 
@@ -281,8 +282,8 @@ std::optional<std::string_view> parse_cache_entry(std::string_view bytes,
   return payload;
 }
 
-CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_flag,
-                                          bool no_cache) {
+CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_flag, bool no_cache,
+                                          std::string_view dir_flag_name) {
   CacheConfig config;
   auto under = [&](const std::string& variable, const fs::path& base, const fs::path& rest) {
     config.dir = base / rest;
@@ -290,8 +291,9 @@ CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_
       config.enabled = false;
       config.disabled_by = variable;
       config.note = "compile cache off: " + variable + "=" + base.string() +
-                    " is not a directory (cudatool does not create it); set "
-                    "CUDATOOL_CACHE_DIR or --cache-dir to use one";
+                    " is not a directory (cudatool does not create it); set CUDATOOL_CACHE_DIR" +
+                    (dir_flag_name.empty() ? "" : " or " + std::string(dir_flag_name)) +
+                    " to use one";
     }
   };
   if (dir_flag && !dir_flag->empty()) {
@@ -309,7 +311,7 @@ CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_
   }
   if (no_cache) {
     config.enabled = false;
-    config.disabled_by = "--no-cache";
+    config.disabled_by = "no_cache";
     config.note.clear();
   } else if (truthy(std::getenv("CUDATOOL_DISABLE_CACHE"))) {
     config.enabled = false;
@@ -370,14 +372,9 @@ std::optional<std::string> CompileCache::load(const std::string& key) {
     return std::nullopt;
   }
   std::string data(static_cast<std::size_t>(info.st_size), '\0');
-  std::size_t got = 0;
-  while (got < data.size()) {
-    const ssize_t n = ::read(file.get(), data.data() + got, data.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  const auto payload = got == data.size() ? parse_cache_entry(data, key) : std::nullopt;
+  const ReadOutcome got = read_full(file.get(), data);
+  const bool whole = got.error == 0 && got.bytes == data.size();
+  const auto payload = whole ? parse_cache_entry(data, key) : std::nullopt;
   if (!payload) {
     file = Fd();
     ::unlinkat(dir.get(), name.c_str(), 0);
@@ -430,17 +427,7 @@ bool CompileCache::store(const std::string& key, std::string_view payload) {
             std::strerror(errno) + ")");
     return false;
   }
-  std::size_t written = 0;
-  int error = 0;
-  while (written < data.size()) {
-    const ssize_t n = ::write(fd.get(), data.data() + written, data.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      error = n < 0 ? errno : EIO;
-      break;
-    }
-    written += static_cast<std::size_t>(n);
-  }
+  int error = write_all(fd.get(), data);
   if (::close(fd.release()) != 0 && error == 0) error = errno;
   if (error == 0 && ::renameat(dir.get(), temporary.c_str(), dir.get(), name.c_str()) != 0) {
     // A directory where the entry goes: remove it and try once more.

@@ -185,12 +185,14 @@ std::vector<std::string> split_command_line(const std::string& command) {
   return words;
 }
 
-ProjectFlags project_flags(const fs::path& build_dir, const fs::path& source) {
+ProjectFlags project_flags(const fs::path& build_dir, const fs::path& source,
+                           std::string_view build_dir_source) {
   const fs::path file = build_dir / "compile_commands.json";
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
-    throw UsageError("-p " + build_dir.string() + ": no compile_commands.json there (configure " +
-                     "the project with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
+    throw UsageError(std::string(build_dir_source) + " " + build_dir.string() +
+                     ": no compile_commands.json there (configure the project with "
+                     "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON)");
   const auto text = detail::read_file(file);
   if (!text) throw UsageError(file.string() + ": cannot read it");
   nlohmann::json document;
@@ -226,6 +228,21 @@ ProjectFlags project_flags(const fs::path& build_dir, const fs::path& source) {
   }
   throw UsageError(file.string() + ": no entry for " + source.string() +
                    " (is it a source of that build?)");
+}
+
+CompileRequest project_request(const ProjectFlags& flags) {
+  CompileRequest r;
+  r.include_dirs = flags.include_dirs;
+  r.defines = flags.defines;
+  r.std = flags.std;
+  r.rdc = flags.rdc;
+  r.device_debug = flags.device_debug;
+  r.lineinfo = flags.lineinfo;
+  r.fast_math = flags.fast_math;
+  r.ptxas_options = flags.ptxas_options;
+  r.maxrregcount = flags.maxrregcount;
+  r.nvcc_options = flags.nvcc_language_options;
+  return r;
 }
 
 }  // namespace cudatool

@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/file_io.hpp"
 #include "cudatool/base/text.hpp"
 
 namespace cudatool {
@@ -299,10 +300,9 @@ ChildResult run_nvcc_process(const std::vector<std::string>& argv) {
     const int ready = ::poll(&readable, 1, timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
     if (ready == 0) continue;  // the kill above
-    const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    output.append(buffer, static_cast<std::size_t>(n));
+    const ReadOutcome got = read_some(pipe_fds[0], buffer);
+    if (got.error != 0 || got.bytes == 0) break;
+    output.append(buffer, got.bytes);
   }
   ::close(pipe_fds[0]);
   int status = 0;

@@ -436,15 +436,10 @@ std::optional<std::string> read_entry(const Fd& dir, const std::string& name, st
     return std::nullopt;
   }
   std::string data(static_cast<std::size_t>(s.st_size), '\0');
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::read(fd.get(), data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      why = "entry truncated";
-      return std::nullopt;
-    }
-    done += static_cast<std::size_t>(n);
+  if (const ReadOutcome got = read_full(fd.get(), data);
+      got.error != 0 || got.bytes < data.size()) {
+    why = "entry truncated";
+    return std::nullopt;
   }
   return data;
 }
@@ -458,17 +453,7 @@ bool write_entry(const Fd& dir, const std::string& name, const std::string& data
   Fd fd(::openat(dir.get(), temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                  0600));
   if (fd.get() < 0) return false;
-  std::size_t done = 0;
-  bool ok = true;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd.get(), data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ok = false;
-      break;
-    }
-    done += static_cast<std::size_t>(n);
-  }
+  bool ok = write_all(fd.get(), data) == 0;
   ok = ok && ::fchmod(fd.get(), 0600) == 0;
   if (ok) ok = ::renameat(dir.get(), temporary.c_str(), dir.get(), name.c_str()) == 0;
   if (!ok) ::unlinkat(dir.get(), temporary.c_str(), 0);

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -46,6 +47,34 @@ class FileIo : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+// The descriptor loops every reader and writer uses: whole writes and reads through a pipe
+// whose other end moves a piece at a time.
+TEST_F(FileIo, DescriptorLoopsWriteAndReadEverything) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string data(1 << 20, 'x');  // more than a pipe holds: the write blocks in pieces
+  std::thread writer([&] {
+    EXPECT_EQ(write_all(fds[1], data), 0);
+    ::close(fds[1]);
+  });
+  std::string got(data.size() + 10, '\0');
+  const ReadOutcome whole = read_full(fds[0], got);
+  writer.join();
+  EXPECT_EQ(whole.error, 0);
+  EXPECT_EQ(whole.bytes, data.size());  // the end of the input, before the buffer is full
+  EXPECT_EQ(got.substr(0, whole.bytes), data);
+  char more[4];
+  const ReadOutcome end = read_some(fds[0], more);
+  EXPECT_EQ(end.bytes, 0u);
+  EXPECT_EQ(end.error, 0);
+  ::close(fds[0]);
+  // Failures come back as the errno, not thrown.
+  EXPECT_EQ(write_all(-1, "x"), EBADF);
+  EXPECT_EQ(read_full(-1, more).error, EBADF);
+  EXPECT_EQ(read_some(-1, more).error, EBADF);
+  EXPECT_EQ(write_all(-1, ""), 0);  // nothing to write: no call
+}
 
 TEST_F(FileIo, ReadsARegularFile) {
   std::ofstream(dir_ / "a") << "hello";

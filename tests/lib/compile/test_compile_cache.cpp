@@ -312,10 +312,18 @@ TEST(CacheConfig, EnvironmentAndFlagsChooseTheDirectory) {
   EXPECT_FALSE(CacheConfig::from_environment(std::nullopt, false).enabled);
   EXPECT_NE(CacheConfig::from_environment(std::nullopt, false).note.find("HOME=/home/someone"),
             std::string::npos);
+  // The note names the caller's own way to give a directory, when it has one.
+  EXPECT_NE(CacheConfig::from_environment(std::nullopt, false)
+                .note.find("; set CUDATOOL_CACHE_DIR to use one"),
+            std::string::npos);
+  EXPECT_NE(CacheConfig::from_environment(std::nullopt, false, "--cache-dir")
+                .note.find("; set CUDATOOL_CACHE_DIR or --cache-dir to use one"),
+            std::string::npos);
   TempDir real_home;
   ::setenv("HOME", real_home.path().c_str(), 1);
   EXPECT_TRUE(CacheConfig::from_environment(std::nullopt, false).enabled);
   EXPECT_FALSE(CacheConfig::from_environment(std::nullopt, true).enabled);
+  EXPECT_EQ(CacheConfig::from_environment(std::nullopt, true).disabled_by, "no_cache");
   ::setenv("CUDATOOL_DISABLE_CACHE", "1", 1);
   EXPECT_EQ(CacheConfig::from_environment(std::nullopt, false).disabled_by,
             "CUDATOOL_DISABLE_CACHE");

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cudatool/base/error.hpp"
@@ -64,10 +65,39 @@ TEST_F(CompileCommands, TheEntryGivesIncludesDefinesStandardArchitecturesAndFlag
   EXPECT_EQ(f.ptxas_options, (std::vector<std::string>{"-v", "-warn-spills"}));
   EXPECT_EQ(f.nvcc_language_options, (std::vector<std::string>{"--expt-relaxed-constexpr"}));
   EXPECT_EQ(f.maxrregcount, 64);
+  // The request the entry makes: its settings, the nvcc-only switches as nvcc options.
+  const CompileRequest r = project_request(f);
+  EXPECT_EQ(r.defines, f.defines);
+  EXPECT_EQ(r.include_dirs, f.include_dirs);
+  EXPECT_EQ(r.std, "c++17");
+  EXPECT_TRUE(r.rdc);
+  EXPECT_TRUE(r.lineinfo);
+  EXPECT_TRUE(r.fast_math);
+  EXPECT_FALSE(r.device_debug);
+  EXPECT_EQ(r.ptxas_options, f.ptxas_options);
+  EXPECT_EQ(r.maxrregcount, 64);
+  EXPECT_EQ(r.nvcc_options, (std::vector<std::string>{"--expt-relaxed-constexpr"}));
+  EXPECT_TRUE(r.nvrtc_options.empty());
+  EXPECT_TRUE(r.source.empty());
+  EXPECT_FALSE(r.engine);
 }
 
 TEST_F(CompileCommands, AMissingGarbledOrIrrelevantDatabaseIsAUsageError) {
   EXPECT_THROW(project_flags(dir_, dir_ / "k.cu"), UsageError);
+  // The directory is named as the caller names it (cudatool: its -p flag).
+  for (const auto& [source, expected] :
+       {std::pair<std::string, std::string>{"", "build directory " + dir_.string() + ": "},
+        {"-p", "-p " + dir_.string() + ": no compile_commands.json there"}}) {
+    try {
+      if (source.empty())
+        project_flags(dir_, dir_ / "k.cu");
+      else
+        project_flags(dir_, dir_ / "k.cu", source);
+      ADD_FAILURE() << "no throw";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
+    }
+  }
   std::ofstream(dir_ / "compile_commands.json") << "{ nope";
   EXPECT_THROW(project_flags(dir_, dir_ / "k.cu"), UsageError);
   std::ofstream(dir_ / "compile_commands.json") << R"({"directory": "/"})";

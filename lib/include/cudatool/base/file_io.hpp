@@ -1,5 +1,5 @@
-// Reading and writing files, for the whole project: the one way to read an input file and
-// the one atomic writer.
+// Reading and writing files, for the whole project: the one way to read an input file, the
+// one atomic writer, and the one pair of EINTR-safe loops over a descriptor.
 //
 // Reading refuses what is not a regular file (a FIFO, a device, a directory, a socket),
 // opens with O_NONBLOCK so that nothing it opens can block, and bounds how much it reads,
@@ -9,10 +9,26 @@
 #include <cstddef>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 namespace cudatool {
+
+// Writes all of `data` to the descriptor `fd`, going on after EINTR and short writes: 0, or
+// the errno of the failure (EIO for a write that wrote nothing).
+int write_all(int fd, std::string_view data) noexcept;
+
+struct ReadOutcome {
+  std::size_t bytes = 0;  // read into the buffer's start
+  int error = 0;          // 0, or the errno of the failed read
+};
+// Reads from `fd` into `buffer` until it is full or the input ends, going on after EINTR and
+// short reads (bytes < buffer.size() with error 0: the end of the input).
+ReadOutcome read_full(int fd, std::span<char> buffer) noexcept;
+// One read(2) of up to buffer.size() bytes, repeated while it is interrupted (EINTR): for
+// streams (a pipe, stdin) read piece by piece. bytes 0 with error 0: the end of the input.
+ReadOutcome read_some(int fd, std::span<char> buffer) noexcept;
 
 // Bounds for read_input_file: a small configuration file (~/.cuda-device) and any other
 // input (a source, a binary, a cache entry, compile_commands.json).

@@ -47,19 +47,21 @@ namespace cudatool {
 struct CacheConfig {
   std::filesystem::path dir;
   bool enabled = true;
-  std::string disabled_by;  // "--no-cache", "CUDATOOL_DISABLE_CACHE", "HOME" when disabled
+  std::string disabled_by;  // "no_cache", "CUDATOOL_DISABLE_CACHE", "HOME" when disabled
   std::string note;         // why the cache is off, when the user should be told
   std::uint64_t max_bytes = 256ull << 20;
 
-  // The directory: `dir_flag` (--cache-dir), else $CUDATOOL_CACHE_DIR, else
+  // The directory: `dir_flag` (cudatool's --cache-dir), else $CUDATOOL_CACHE_DIR, else
   // $XDG_CACHE_HOME/cudatool (an absolute XDG_CACHE_HOME only: the XDG Base Directory
   // spec says to ignore a relative one), else $HOME/.cache/cudatool. XDG_CACHE_HOME or HOME must be
   // an existing directory: cudatool creates only what is below it, and with a HOME that
-  // does not exist the cache is off, with a note. Disabled by `no_cache`
-  // (--no-cache) or a CUDATOOL_DISABLE_CACHE that is set and not "", "0", "false", "no".
-  // The bound: $CUDATOOL_CACHE_MAX_SIZE (bytes, or with a K, M or G suffix), default
-  // 256M. Throws UsageError for a malformed size.
-  static CacheConfig from_environment(const std::optional<std::string>& dir_flag, bool no_cache);
+  // does not exist the cache is off, with a note that names CUDATOOL_CACHE_DIR and, when
+  // given, `dir_flag_name` (how the caller names `dir_flag`: cudatool's "--cache-dir").
+  // Disabled by `no_cache` or a CUDATOOL_DISABLE_CACHE that is set and not "", "0",
+  // "false", "no". The bound: $CUDATOOL_CACHE_MAX_SIZE (bytes, or with a K, M or G
+  // suffix), default 256M. Throws UsageError for a malformed size.
+  static CacheConfig from_environment(const std::optional<std::string>& dir_flag, bool no_cache,
+                                      std::string_view dir_flag_name = "");
 };
 
 // Sizes are parsed by parse_size (units.hpp), shared by the whole tool.

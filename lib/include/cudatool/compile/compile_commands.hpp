@@ -17,7 +17,10 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "cudatool/compile/compiler.hpp"
 
 namespace cudatool {
 
@@ -38,9 +41,16 @@ struct ProjectFlags {
 };
 
 // The flags of `source` in `build_dir`/compile_commands.json. Throws UsageError when the
-// file is missing, is not JSON (or not a list of entries), or has no entry for `source`.
+// file is missing (naming the directory as `build_dir_source` says: cudatool's "-p"), is
+// not JSON (or not a list of entries), or has no entry for `source`.
 ProjectFlags project_flags(const std::filesystem::path& build_dir,
-                           const std::filesystem::path& source);
+                           const std::filesystem::path& source,
+                           std::string_view build_dir_source = "build directory");
+
+// A request with the entry's settings (include directories, defines, the C++ standard, -rdc,
+// -G, -lineinfo, --use_fast_math, -Xptxas, --maxrregcount; its nvcc language switches as
+// nvcc options); the source, the architecture and the engine are the caller's to set.
+CompileRequest project_request(const ProjectFlags& flags);
 
 // A command line split as a POSIX shell would (quotes and backslashes), as
 // compile_commands.json's "command" is written.

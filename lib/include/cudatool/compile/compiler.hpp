@@ -2,25 +2,9 @@
 // for the file (NVRTC in-process, or nvcc as a separate process), through the in-process
 // memo and the on-disk cache (compile_cache.hpp).
 //
-// The engine, when the request names none (`--compiler` absent): the figures must be what
-// the user's own build gets, so
-//   - a source with host code (a `main`, a header NVRTC has not got such as <cstdio> or
-//     cuda_runtime.h, an unannotated function) is compiled by nvcc (`-cubin`, device code
-//     only): only nvcc builds such a file;
-//   - a source that includes CUB or Thrust is compiled by nvcc: CCCL's algorithms take other
-//     code paths under NVRTC (__CUDACC_RTC__), so NVRTC's registers can differ from those of
-//     the nvcc build that such a file normally gets (90 against 72 has been seen for a CUB
-//     radix sort); `--compiler nvrtc` reports NVRTC's own, what a JIT user gets;
-//   - anything else (kernels, cooperative groups, libcu++, the project's headers) is
-//     compiled by NVRTC, which gives nvcc's figures for such code (tests/data/compile/real
-//     is checked kernel by kernel against `nvcc -cubin -Xptxas -v`) in a fraction of the
-//     time.
-// The scan that decides is textual (the source and the project headers it includes); when
-// it is wrong and NVRTC rejects the file as host code, nvcc is run instead. A file whose
-// device-side launches or extern __device__ functions need relocatable device code, compiled
-// without -rdc, is compiled again with -rdc (what any build of it must use); the result says
-// so in `engine_reason`. A request that names its engine is taken as it is: no fallback to
-// nvcc and no -rdc added (compile_hints says what to change).
+// The engine, when the request names none, is chosen for the file (engine_choice.hpp: the
+// rules, and the retries when the choice was wrong); a request that names its engine is
+// taken as it is.
 //
 // The cache key (cache format 2) covers what the request says and the compilers that may
 // run: the format, the requested engine, each engine's identity (real path, size and mtime
@@ -84,6 +68,15 @@ struct CompileRequest {
   bool fast_math = false;                         // --use_fast_math
   std::optional<Engine> engine;                   // nullopt: chosen for the source (see above)
   std::optional<std::filesystem::path> keep_dir;  // write intermediates there
+  // How the caller names the request's settings in messages and in engine_reason (the
+  // `source` that parse_int takes): cudatool passes its flags ("--arch", "--compiler");
+  // nothing here is in the cache key.
+  struct Sources {
+    std::string arch = "architecture";
+    std::string std = "C++ standard";
+    std::string engine = "requested engine";
+    std::string nvcc_options = "nvcc options";
+  } sources;
 };
 
 struct CompileResult {
@@ -111,13 +104,6 @@ struct CompileResult {
 std::string default_flags_variable(Engine engine);
 std::vector<std::string> default_flags_from_environment(Engine engine);
 
-// The engine a request gets (its own, or the choice described above) and why.
-struct EngineChoice {
-  Engine engine = Engine::nvrtc;
-  std::string reason;
-};
-EngineChoice choose_engine(const CompileRequest& request);
-
 // CUDA's include directories, as nvcc has them: <root>/include and <root>/include/cccl where
 // they exist, the root found the way NVRTC is (CUDATOOL_LIBNVRTC's toolkit, CUDA_HOME,
 // CUDA_PATH, /usr/local/cuda).
@@ -126,13 +112,9 @@ std::vector<std::string> toolkit_include_dirs();
 // The options `engine` gets (its spelling), in order. For NVRTC they include CUDA's
 // include directories.
 std::vector<std::string> build_options(const CompileRequest& request, Engine engine);
-// The same for the engine choose_engine picks.
+// The same for the engine choose_engine (engine_choice.hpp) picks.
 std::vector<std::string> build_options(const CompileRequest& request);
 
-// One-line hints for a failed compilation's log ("NVRTC cannot open <cstdio> ..."), naming
-// the cause and the flag that fixes it; empty when none applies.
-std::vector<std::string> compile_hints(const std::string& log, const CompileRequest& request,
-                                       Engine engine);
 // The source as compiled: wrapped in extern "C" { } unless !extern_c, with a #line so the
 // log's line numbers are the user's.
 std::string prepared_source(const CompileRequest& request);
@@ -148,14 +130,6 @@ std::string cache_key(const CompileRequest& request);
 CompileResult compile(const CompileRequest& request, CompileCache* cache);
 // The same without memo or cache.
 CompileResult compile_uncached(const CompileRequest& request);
-namespace detail {
-// A cache entry's payload (after the entry's own header, compile_cache.hpp): the result
-// without its cache fields, and, when `dependencies` is given, each recorded header as four
-// strings (path, size, mtime in ns, SHA-256). nullopt for anything malformed.
-std::optional<CompileResult> decode_cache_payload(std::string_view payload,
-                                                  std::vector<std::string>* dependencies);
-}  // namespace detail
-
 // Forgets the in-process memo.
 void clear_compile_memo();
 std::size_t compile_memo_size();
