@@ -1,6 +1,7 @@
 // Small helpers the subcommands' renderers share.
 #pragma once
 
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -51,6 +52,13 @@ inline std::string one_line(std::string text) {
   for (auto& c : text)
     if (c == '\n') c = ' ';
   return printable(text, kMaxMessageLine);
+}
+
+// A fraction as a percentage with one decimal: "87.5%".
+inline std::string percent(double fraction) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1f%%", fraction * 100.0);
+  return text;
 }
 
 // Pads `text` with spaces to `width` characters (left-aligned).
