@@ -22,7 +22,7 @@ void print_kernels_csv(const ScanResult& result, const KernelRows& rows,
     const ScannedImage& image = result.images[k.image];
     std::vector<std::string> row = {result.files[image.file].path,
                                     image.member,
-                                    image.arch,
+                                    arch_text(image.arch),
                                     image.relocatable ? "true" : "false",
                                     r.demangled,
                                     r.name,

@@ -6,6 +6,7 @@
 
 #include "json_stream.hpp"
 #include "kernel_occupancy_json.hpp"
+#include "render.hpp"
 
 namespace cudatool::app {
 namespace {
@@ -18,12 +19,14 @@ void dims_json(JsonStream& out, const std::optional<std::array<int, 3>>& d) {
   out.begin_array().value((*d)[0]).value((*d)[1]).value((*d)[2]).end_array();
 }
 
-// One element of the kernels array; `occupancy` under --threads, nullptr otherwise.
-void write_kernel(JsonStream& out, const ScannedKernel& k, const ScannedImage& image,
-                  const ScannedFile& file, const KernelOccupancy* occupancy) {
+// One element of the kernels array; `occupancy` under --threads, nullptr otherwise. `arch`
+// is the image's architecture as text, made once per image (arch_text), not per kernel.
+void write_kernel(JsonStream& out, const ScannedKernel& k, const std::string& arch,
+                  const ScannedImage& image, const ScannedFile& file,
+                  const KernelOccupancy* occupancy) {
   const KernelResources& r = k.resources;
   // Keys in sorted order, as print_json writes them.
-  out.begin_object().member("arch", image.arch).key("cluster_dims").after_key();
+  out.begin_object().member("arch", arch).key("cluster_dims").after_key();
   dims_json(out, k.bounds.cluster);
   out.member("const_size_bytes", r.const_size_bytes)
       .member("demangled", r.demangled)
@@ -50,7 +53,7 @@ void write_kernel(JsonStream& out, const ScannedKernel& k, const ScannedImage& i
 
 void write_image(JsonStream& out, const ScannedImage& image, const ScannedFile& file) {
   out.begin_object();
-  out.text_or_null("arch", image.arch);
+  out.text_or_null("arch", arch_text(image.arch));
   out.member("compression", image.compression).member("container_offset", image.container_offset);
   out.text_or_null("error", image.error);
   out.member("file", file.path)
@@ -90,13 +93,16 @@ void KernelsJsonWhileReading::add(const ImageKernels& image) {
   // few: the text is held until the scan ends, capacity and all).
   if (!request_.pattern) text.reserve(image.kernels.size() * 1024);
   JsonStream out(text, 2, false);  // each element preceded by a comma, the first's cut
+  // An image with kernels is a CUBIN, which always has an architecture.
+  const Arch arch = image.info.arch.value_or(Arch{});
+  const std::string arch_name = arch.str();
   for (const ScannedKernel& k : image.kernels) {
     if (!request_.keeps(k.resources)) continue;
     std::optional<KernelOccupancy> occupancy;
     if (request_.threads)
-      occupancy = occupancy_for_kernel(architectures_, image.info.arch, k.resources, k.bounds,
+      occupancy = occupancy_for_kernel(architectures_, arch, k.resources, k.bounds,
                                        image.info.relocatable, *request_.threads);
-    write_kernel(out, k, image.info, image.file, occupancy ? &*occupancy : nullptr);
+    write_kernel(out, k, arch_name, image.info, image.file, occupancy ? &*occupancy : nullptr);
   }
   if (text.empty()) return;
   const std::lock_guard<std::mutex> lock(mutex_);
@@ -123,11 +129,17 @@ void KernelsJsonWhileReading::write(std::ostream& out) {
 
 void print_kernels_json(const ScanResult& result, const KernelRows& rows,
                         const KernelsRequest& request, KernelsJsonWhileReading* while_reading) {
+  // Each image's architecture as text, made once (not per kernel).
+  std::vector<std::string> arch_names;
+  if (!while_reading) {
+    arch_names.reserve(result.images.size());
+    for (const ScannedImage& image : result.images) arch_names.push_back(arch_text(image.arch));
+  }
   const auto kernel = [&](JsonStream& out, std::size_t n) {
     const std::size_t i = rows.shown[n];
     const ScannedKernel& k = result.kernels[i];
     const ScannedImage& image = result.images[k.image];
-    write_kernel(out, k, image, result.files[image.file],
+    write_kernel(out, k, arch_names[k.image], image, result.files[image.file],
                  request.threads ? &rows.occupancy[i] : nullptr);
   };
   const auto image = [&](JsonStream& out, std::size_t i) {

@@ -67,8 +67,9 @@ KernelRows select_kernels(const ScanResult& result, const KernelsRequest& reques
             const std::size_t i = rows.shown[n];
             const ScannedKernel& k = result.kernels[i];
             const ScannedImage& image = result.images[k.image];
-            rows.occupancy[i] = occupancy_for_kernel(architectures, image.arch, k.resources,
-                                                     k.bounds, image.relocatable, *request.threads);
+            rows.occupancy[i] =
+                occupancy_for_kernel(architectures, image.arch.value_or(Arch{}), k.resources,
+                                     k.bounds, image.relocatable, *request.threads);
           }
         });
   if (request.sort) sort_rows(result, *request.sort, rows);

@@ -4,6 +4,7 @@
 #include <array>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -44,7 +45,7 @@ std::string for_terminal(const std::string& text) {
 }
 
 // One table's rows: a file, an architecture, relocatable or not.
-using GroupKey = std::tuple<std::size_t, std::string, bool>;
+using GroupKey = std::tuple<std::size_t, std::optional<Arch>, bool>;
 
 class KernelTables {
  public:
@@ -71,7 +72,7 @@ class KernelTables {
           image.kind == "elf" && !image.skipped)
         ++images;
     if (!first) std::cout << '\n';
-    std::cout << for_terminal(result_.files[file].path) << "  " << arch
+    std::cout << for_terminal(result_.files[file].path) << "  " << arch_text(arch)
               << (relocatable ? " relocatable" : "") << "  (" << list.size()
               << (list.size() == 1 ? " kernel" : " kernels") << ", " << images
               << (images == 1 ? " image" : " images") << ")\n";
@@ -139,7 +140,7 @@ void print_other_entries(const ScanResult& result, bool after_tables) {
     std::cout << gap << for_terminal(result.files[image.file].path);
     if (!image.member.empty()) std::cout << "(" << for_terminal(image.member) << ")";
     if (image.kind == "ptx")
-      std::cout << "  " << image.arch << "  PTX only (no machine code to measure)\n";
+      std::cout << "  " << arch_text(image.arch) << "  PTX only (no machine code to measure)\n";
     else
       std::cout << "  entry at offset " << image.offset << " of unknown kind: skipped\n";
   }

@@ -104,7 +104,8 @@ KernelSource find_kernel_source(const OccupancyOptions& o, const std::optional<A
             block_size_problem(kernel.resources, kernel.bounds, image.relocatable, threads))
       throw UsageError("--threads " + std::to_string(threads) + ": " +
                        quote_input(kernel.resources.demangled) + ": " + *problem);
-  return {kernel, *o.kernel_from, image.arch};
+  // A kernel comes from a CUBIN, which always has an architecture.
+  return {kernel, *o.kernel_from, image.arch.value_or(Arch{})};
 }
 
 ExitStatus run(const OccupancyOptions& o, TableFormat format) {
@@ -117,13 +118,11 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
   // The grammar first; whether the table has the architecture is checked where it is read.
   const std::optional<Arch> arch_flag =
       o.arch ? std::optional<Arch>(Arch::parse(*o.arch, "--arch")) : std::nullopt;
-  std::optional<std::string> arch = o.arch;
   if (o.kernel_from.has_value() != o.kernel.has_value())
     throw UsageError("--kernel-from FILE and --kernel NAME go together");
   std::optional<KernelSource> source;
   if (o.kernel_from) {
     source = find_kernel_source(o, arch_flag, threads);
-    if (!arch && !o.device) arch = source->arch;
     const KernelResources& k = source->kernel.resources;
     registers = k.num_regs;
     shared_mem += static_cast<std::size_t>(k.shared_size_bytes);  // --smem: dynamic
@@ -138,7 +137,9 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
     block_sizes = parse_block_size_list(o.sweep_list);
 
   const auto device_data = [&]() -> std::pair<DeviceData, std::string> {
-    if (arch) return {DeviceData(*arch, o.arch ? "--arch" : "architecture"), ""};  // no driver
+    // The table only, no driver: --arch as given, or the kernel's image's architecture.
+    if (o.arch) return {DeviceData(*o.arch, "--arch"), ""};
+    if (source && !o.device) return {DeviceData(source->arch, "architecture"), ""};
     use_device_cache(o.fresh);
     const Device device = select_device(o.device);
     return {DeviceData(device), "device " + std::to_string(device.ordinal())};

@@ -134,7 +134,7 @@ void print_occupancy_json(const OccupancyReport& report) {
   if (report.source) {
     out["kernel"] = report.source->kernel.resources;
     out["kernel"]["file"] = report.source->file;
-    out["kernel"]["arch"] = report.source->arch;
+    out["kernel"]["arch"] = report.source->arch.str();
   }
   if (report.unknown) {
     const char* parameter = report.question == OccupancyQuestion::block_sizes     ? "threads"

@@ -22,7 +22,7 @@ enum class OccupancyQuestion { launch, block_sizes, registers, shared_memory };
 struct KernelSource {
   ScannedKernel kernel;
   std::string file;  // as given
-  std::string arch;  // its image's
+  Arch arch;         // its image's
 };
 
 struct OccupancyReport {

@@ -199,7 +199,7 @@ void print_occupancy_text(const OccupancyReport& report) {
     // The name and path as the terminal gets them (escaped, base/text.hpp), not cut.
     const std::string& name = report.source->kernel.resources.demangled;
     const std::string& file = report.source->file;
-    std::cout << "Kernel " << printable(name, name.size()) << " (" << report.source->arch
+    std::cout << "Kernel " << printable(name, name.size()) << " (" << report.source->arch.str()
               << " image of " << printable(file, file.size()) << ")\n";
   }
   if (report.unknown) return print_unknown(report);
