@@ -516,8 +516,8 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
           if (flags.threads) {
             ArchitectureTable table;
             for (std::size_t i = 0; i < t.kernels.size(); ++i)
-              t.occupancy.push_back(occupancy_for_kernel(
-                  table, arch, t.kernels[i], t.bounds[i], t.relocatable, *flags.threads));
+              t.occupancy.push_back(occupancy_for_kernel(table, arch, t.kernels[i], t.bounds[i],
+                                                         t.relocatable, *flags.threads));
           }
           if (flags.load) {
             const Context context(select_device(flags.device));
