@@ -36,7 +36,7 @@ record() {
     printf '%s' "$stdin_text" |
       env "${unset[@]}" "${set[@]}" "${run_env[@]}" "${with_env[@]}" "$bin" "$@" >"$out/$id.out" 2>"$out/$id.err"
     echo "${PIPESTATUS[1]}" >"$out/$id.rc"
-    if [[ $1 == compile ]]; then
+    if [[ ${1:-} == compile ]]; then
       sed -i -E 's/"compile_seconds": [0-9.e+-]+/"compile_seconds": T/; s/compiled in [0-9.]+ m?s/compiled in T/; s/Compile time = [0-9.]+ ms/Compile time = T ms/g' \
         "$out/$id.out"
       # nvcc compiles a copy of an extern "C"-wrapped source in a fresh temporary directory.
@@ -44,7 +44,7 @@ record() {
     fi
     # bench-pool's timings (and what depends on how many pairs the calibration ran) vary
     # from run to run: each is replaced by "T" in the JSON, every number by "N" in the text.
-    if [[ $1 == bench-pool && $(cat "$out/$id.rc") == 0 ]]; then
+    if [[ ${1:-} == bench-pool && $(cat "$out/$id.rc") == 0 ]]; then
       if grep -q -- --json <<<"$*"; then
         sed -i -E '/"(mean_ns|median_ns|min_ns|p99_ns|seconds|samples|batch_pairs|pairs_per_second|speedup_vs_raw|peak_held_bytes|peak_requested_bytes|overhead_pct|active_block_bytes|active_blocks|active_bytes|allocator_allocations|allocator_frees|held_blocks|held_bytes|managed_bytes|peak_managed_bytes|oom_retries|holding)": /s/: [^,]*(,?)$/: T\1/' \
           "$out/$id.out"
@@ -54,7 +54,7 @@ record() {
     fi
     # check's clock readings: when it ran, how long it took, NVML's utilization window (in
     # its JSON and in the utilization check's reason).
-    if [[ $1 == check ]]; then
+    if [[ ${1:-} == check ]]; then
       sed -i -E 's/^cudatool_check_(timestamp_seconds|duration_seconds) .*/cudatool_check_\1 T/;
         s/"(duration_s|utilization_window_s)": [0-9.e+-]+/"\1": T/; s/ in [0-9.]+ s: / in T s: /;
         s/ readings over [0-9.]+ s\)/ readings over T s)/' \
@@ -111,6 +111,81 @@ record() {
   run occupancy --arch sm_90 --threads 256 --regs 64 --smem 48K --csv
   run occupancy --arch sm_90 --threads 256 --sweep-regs --json
   compile_matrix
+  # kernels' formats and columns, occupancy's documents, completion and the command line
+  # itself (issue 21's split of the app files).
+  for fmt in csv csv,noheader; do
+    run kernels "$data/none.o" --format "$fmt"
+    run kernels "$data/none.o" --format "$fmt" --threads 256
+    run kernels "$data/libkernels.so" --format "$fmt" --threads 64 --arch sm_90
+  done
+  for col in name regs shared local const threads barriers occupancy bogus; do
+    run kernels "$data/none.o" --sort "$col" --threads 256
+    run kernels "$data/none.o" --sort "$col" --threads 256 --json
+  done
+  run kernels "$data/none.o" --sort occupancy
+  run kernels "$data/none.o" --json --format csv
+  run kernels "$data/none.o" --kernel nothing_matches
+  run kernels "$data/none.o" --kernel nothing_matches --json
+  run kernels "$data/none.o" --arch sm_75
+  run kernels "$data/none.o" --threads 0
+  run kernels "$data/none.o" --jobs 0
+  run kernels "$data/none.o" --jobs 1 --json --threads 128
+  run kernels "$data/libkernels.a" --jobs 1 --json --kernel scale --threads 96
+  run kernels "$src/README.md"
+  run kernels "$src/README.md" --json
+  run kernels /nonexistent
+  for fmt in "" --json "--format csv" "--format csv,noheader"; do
+    for a in sm_90 sm_88 sm_75 sm_120; do
+      # shellcheck disable=SC2086
+      {
+        run occupancy --arch $a --threads 256 --regs 40 --smem 20K $fmt
+        run occupancy --arch $a --threads 256 --regs 255 $fmt
+        run occupancy --arch $a --threads 64 --barriers 3 --smem 100K $fmt
+        run occupancy --arch $a --sweep $fmt
+        run occupancy --arch $a --sweep --sms 7 --regs 64 $fmt
+        run occupancy --arch $a --sweep 64,100,256 --smem 1K $fmt
+        run occupancy --arch $a --threads 128 --sweep-regs --regs 33 $fmt
+        run occupancy --arch $a --threads 128 --sweep-regs $fmt
+        run occupancy --arch $a --threads 128 --sweep-smem --smem 10000 $fmt
+        run occupancy --arch $a --threads 128 --sweep-smem $fmt
+      }
+    done
+    # shellcheck disable=SC2086
+    run occupancy --kernel-from "$data/none.o" --kernel 'scale<float' --arch sm_90 --threads 128 --smem 1K $fmt
+  done
+  for bad in "--sweep=" "--sweep 0,1" "--sweep 64," "--sweep 64,,128" "--threads x" \
+    "--threads 64 --device 0" "--sweep-regs" "--sweep --sweep-regs" "--sweep --threads 64" \
+    "--threads 64 --regs -1" "--threads 64 --smem 1Q" "--threads 64 --sms 0" ""; do
+    # shellcheck disable=SC2086
+    run occupancy --arch sm_90 $bad
+  done
+  run occupancy --threads 256
+  run occupancy --threads 256 --json
+  for fmt in "" --json; do
+    # A kernel whose launch the architecture cannot hold (shared memory, block size).
+    run occupancy --kernel-from "$data/none.o" --kernel 'scale<float' --arch sm_90 --threads 128 --smem 1G $fmt
+    run occupancy --kernel-from "$data/none.o" --kernel 'scale<float' --arch sm_90 --sweep --smem 300K $fmt
+    run occupancy --arch sm_90 --threads 2048 $fmt
+  done
+  run occupancy --kernel-from "$data/none.o" --threads 128
+  run occupancy --kernel-from "$data/none.o" --kernel 'scale<float' --regs 3 --threads 128
+  for shell in bash zsh fish tcsh ""; do
+    run completion $shell
+    run completion $shell --json
+  done
+  run
+  run frob
+  run frob --json
+  run --frob devices
+  run --version
+  run --help
+  run -- kernels
+  for cmd in kernels occupancy completion devices attrs compile check bench-pool; do
+    run "$cmd" --help
+  done
+  run kernels
+  run kernels --json
+  run kernels "$data/none.o" --frob
   if [[ -e $cusparse ]]; then
     run kernels "$cusparse" --arch sm_90 --threads 256 --json
     run kernels "$cusparse" --arch sm_90 --threads 256

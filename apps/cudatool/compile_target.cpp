@@ -50,7 +50,7 @@ CompileTarget compile_target(const CompileRequest& base, const Arch& arch, bool 
   if (flags.threads) {
     ArchitectureTable table;
     for (std::size_t i = 0; i < t.kernels.size(); ++i)
-      t.occupancy.push_back(occupancy_for_kernel(table, arch.str(), t.kernels[i], t.bounds[i],
+      t.occupancy.push_back(occupancy_for_kernel(table, arch, t.kernels[i], t.bounds[i],
                                                  t.relocatable, *flags.threads));
   }
   if (flags.load) {

@@ -1,5 +1,9 @@
 #include "occupancy_json.hpp"
 
+#include "compile_json.hpp"
+#include "occupancy_report.hpp"
+#include "render.hpp"
+
 namespace cudatool {
 
 void to_json(nlohmann::json& j, const OccupancyUnknown& unknown) {
@@ -119,3 +123,51 @@ void to_json(nlohmann::json& j, const DeviceData& data) {
 }
 
 }  // namespace cudatool
+
+namespace cudatool::app {
+
+// The occupancy document: the device (or table row), the kernel --kernel-from read, then the
+// record's keys, a sweep's records and steps, or the unknown values with every number null.
+void print_occupancy_json(const OccupancyReport& report) {
+  nlohmann::json out;
+  out["device"] = report.devdata;
+  if (report.source) {
+    out["kernel"] = report.source->kernel.resources;
+    out["kernel"]["file"] = report.source->file;
+    out["kernel"]["arch"] = report.source->arch.str();
+  }
+  if (report.unknown) {
+    const char* parameter = report.question == OccupancyQuestion::block_sizes     ? "threads"
+                            : report.question == OccupancyQuestion::registers     ? "registers"
+                            : report.question == OccupancyQuestion::shared_memory ? "shared_mem"
+                                                                                  : nullptr;
+    out["threads"] = report.threads ? nlohmann::json(*report.threads) : nlohmann::json(nullptr);
+    out["registers"] = report.registers;
+    out["shared_mem"] = report.shared_mem;
+    out["block_barriers"] = report.barriers;
+    out["tb_per_mp"] = nullptr;
+    out["occupancy"] = nullptr;
+    out["limited_by"] = nullptr;
+    if (parameter) {
+      out["parameter"] = parameter;
+      out["records"] = nlohmann::json::array();
+    }
+    out["unknown"] = *report.unknown;
+  } else if (report.question == OccupancyQuestion::launch) {
+    out.update(nlohmann::json(*report.record));
+    out["improvements"] = report.improvements;
+  } else {
+    out["parameter"] = report.sweep->parameter;
+    out["records"] = report.sweep->records;
+    if (report.question == OccupancyQuestion::block_sizes) {
+      out["suggestion"] = *report.suggestion;
+    } else {
+      out["steps"] = sweep_steps(*report.sweep);
+      out["improvement"] =
+          report.improvement ? nlohmann::json(*report.improvement) : nlohmann::json(nullptr);
+    }
+  }
+  print_json(out);
+}
+
+}  // namespace cudatool::app

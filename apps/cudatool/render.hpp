@@ -1,12 +1,15 @@
 // Small helpers the subcommands' renderers share.
 #pragma once
 
+#include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "cudatool/base/arch.hpp"
 #include "cudatool/base/text.hpp"
 
 namespace cudatool::app {
@@ -51,6 +54,19 @@ inline std::string one_line(std::string text) {
   for (auto& c : text)
     if (c == '\n') c = ' ';
   return printable(text, kMaxMessageLine);
+}
+
+// An image's architecture as every output spells it ("sm_90a", "compute_90"); "" for none
+// (an entry of unknown kind: null in JSON).
+inline std::string arch_text(const std::optional<Arch>& arch) {
+  return arch ? arch->str() : std::string();
+}
+
+// A fraction as a percentage with one decimal: "87.5%".
+inline std::string percent(double fraction) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1f%%", fraction * 100.0);
+  return text;
 }
 
 // Pads `text` with spaces to `width` characters (left-aligned).

@@ -517,6 +517,23 @@ TEST(CliKernels, OccupancyTakesAKernelFromABinary) {
   }
 }
 
+// A launch the architecture cannot hold is refused before anything is printed: the text
+// form printed its "Kernel ..." line on stdout, then failed (issue 21).
+TEST(CliKernels, OccupancyOfAKernelPrintsNothingWhenTheLaunchCannotRun) {
+  REQUIRE_DATA();
+  for (const std::vector<std::string>& launch :
+       {std::vector<std::string>{"--threads", "128", "--smem", "1G"},
+        {"--sweep", "--smem", "300K"}}) {
+    std::vector<std::string> args{"occupancy",   "--kernel-from", data("none.o"), "--kernel",
+                                  "scale<float", "--arch",        "sm_90"};
+    args.insert(args.end(), launch.begin(), launch.end());
+    const auto r = run_cudatool(args, without_driver());
+    EXPECT_EQ(r.exit_code, 2) << launch[0] << ": " << r.err;
+    EXPECT_EQ(r.out, "") << launch[0];
+    EXPECT_NE(r.err.find("opt-in maximum"), std::string::npos) << r.err;
+  }
+}
+
 }  // namespace
 
 namespace {

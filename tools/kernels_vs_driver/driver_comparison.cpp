@@ -49,7 +49,7 @@ void compare_image(const ImageKernels& image, const Context& context, const Devi
                                              image.cubin.size()));
   } catch (const std::exception& e) {
     ++counts.not_loadable_images;
-    lines.push_back("NOT LOADABLE " + image.info.arch + " image at offset " +
+    lines.push_back("NOT LOADABLE " + image.info.arch.value_or(Arch{}).str() + " image at offset " +
                     std::to_string(image.info.offset) + ": " + e.what());
     return;
   }
@@ -122,8 +122,8 @@ void compare_image(const ImageKernels& image, const Context& context, const Devi
          {r.max_threads_per_block, attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)}}};
     for (const auto& [key, v] : values)
       if (v.first != v.second)
-        report(image.info.arch + " " + r.name + " " + key + ": offline " + std::to_string(v.first) +
-               ", driver " + std::to_string(v.second) +
+        report(image.info.arch.value_or(Arch{}).str() + " " + r.name + " " + key + ": offline " +
+               std::to_string(v.first) + ", driver " + std::to_string(v.second) +
                (r.stack_unknown ? " (stack_unknown)" : ""));
     for (int threads : {32, 64, 128, 256, 512, 1024}) {
       if (threads > r.max_threads_per_block) continue;

@@ -138,7 +138,8 @@ CubinInfo read_cubin_image(const ByteReader& r) {
   if (elf.sections().empty()) malformed(r, "no section header table");
   CubinInfo info;
   // ABI version 8 and later keep the SM number in bits 8-15, earlier ones in bits 0-7.
-  info.sm = elf.abi_version() >= 8 ? int((elf.flags() >> 8) & 0xff) : int(elf.flags() & 0xff);
+  const int sm = elf.abi_version() >= 8 ? int((elf.flags() >> 8) & 0xff) : int(elf.flags() & 0xff);
+  info.arch.cc = {sm / 10, sm % 10};
   // The program header table (which loaded CUBINs have, after the section headers) must
   // be there too: a truncated image is refused whole.
   const std::uint64_t phoff = r.u64(32, "e_phoff");
@@ -184,7 +185,8 @@ CubinInfo read_cubin_image(const ByteReader& r) {
   int const_size = 0;
   if (const ElfSection* s = find(".nv.constant3")) const_size = clamp_int(s->size);
   info.relocatable = elf.type() == kElfRelocatable;
-  const bool reserve_in_window = !info.relocatable && info.sm >= kFirstSmWithReserveInWindow;
+  const bool reserve_in_window =
+      !info.relocatable && info.arch.number() >= kFirstSmWithReserveInWindow;
 
   std::string key;
   for (std::size_t i = 0; i < symbols.size(); ++i) {

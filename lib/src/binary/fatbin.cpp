@@ -84,7 +84,7 @@ FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset)
     body.bytes(p, entry_header, "fatbin entry header");
     e.payload = body.bytes(p + entry_header, payload_size, "fatbin entry payload");
     const std::uint32_t compressed = body.u32(p + 16, "fatbin entry compressed size");
-    e.sm = static_cast<int>(body.u32(p + 28, "fatbin entry architecture"));
+    const std::uint32_t sm = body.u32(p + 28, "fatbin entry architecture");
     e.flags = body.u64(p + 40, "fatbin entry flags");
     e.decompressed_size = body.u64(p + 56, "fatbin entry decompressed size");
     if (e.flags & kFlagZstd)
@@ -100,13 +100,16 @@ FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset)
     } else {
       e.decompressed_size = payload_size;
     }
-    if (e.sm < 0 || e.sm > 100000)
-      body.fail(p + 28, "fatbin entry architecture " + std::to_string(e.sm) + " is absurd");
-    e.arch = (e.kind == 1 ? "compute_" : "sm_") + std::to_string(e.sm);
+    // Read as an int, as it was: a value above INT_MAX reads as negative.
+    const int number = static_cast<int>(sm);
+    if (number < 0 || number > 100000)
+      body.fail(p + 28, "fatbin entry architecture " + std::to_string(number) + " is absurd");
+    e.arch.code = e.kind == 1 ? Arch::Code::ptx : Arch::Code::sass;
+    e.arch.cc = {number / 10, number % 10};
     if (e.flags & kFlagArchA)
-      e.arch += 'a';
+      e.arch.variant = Arch::Variant::a;
     else if (e.flags & kFlagArchF)
-      e.arch += 'f';
+      e.arch.variant = Arch::Variant::f;
     c.entries.push_back(std::move(e));
     p += entry_header + payload_size;
   }
@@ -323,7 +326,7 @@ std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
                                                      const std::string& source) {
   if (e.compression == FatbinCompression::none) return e.payload;
   const auto where = [&] {
-    return source + ": " + e.arch + " entry at offset " + hex(e.offset) + ": ";
+    return source + ": " + e.arch.str() + " entry at offset " + hex(e.offset) + ": ";
   };
   const std::uint64_t cap = decompression_cap(e.payload.size());
   if (e.decompressed_size == 0)

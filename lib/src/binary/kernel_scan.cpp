@@ -128,8 +128,8 @@ class Scanner {
       const bool stored = job.entry.compression == FatbinCompression::none;
       if (!stored) entry_read(job);
       CubinInfo info =
-          read_cubin_image(ByteReader(contents, *job.source + " (" + job.entry.arch + " image at " +
-                                                    hex(job.entry.offset) + ")"));
+          read_cubin_image(ByteReader(contents, *job.source + " (" + job.entry.arch.str() +
+                                                    " image at " + hex(job.entry.offset) + ")"));
       if (stored) entry_read(job);
       // Each job writes its own image's flag (no other thread touches that image), before
       // on_image sees it.
@@ -140,7 +140,7 @@ class Scanner {
     } catch (const std::bad_alloc&) {
       // Not the entry's fault: the scan ends with one line naming the entry (each entry's
       // "std::bad_alloc", exit 2, read as if the file were corrupt).
-      throw MemoryError(*job.source + ": out of memory reading the " + job.entry.arch +
+      throw MemoryError(*job.source + ": out of memory reading the " + job.entry.arch.str() +
                         " image at offset " + hex(job.entry.offset) + " (" +
                         std::to_string(job.entry.decompressed_size) + " bytes decompressed)");
     } catch (const std::exception& e) {
@@ -188,13 +188,14 @@ class Scanner {
       image.kind = "elf";
       const int sm =
           elf.abi_version() >= 8 ? int((elf.flags() >> 8) & 0xff) : int(elf.flags() & 0xff);
-      image.arch = "sm_" + std::to_string(sm);
+      Arch arch;  // the ELF header holds no variant
+      arch.cc = {sm / 10, sm % 10};
+      image.arch = arch;
       image.compression = "none";
       image.stored_size = image.size = named.size();
       FatbinEntry entry;
       entry.kind = 2;
-      entry.sm = sm;
-      entry.arch = image.arch;
+      entry.arch = *image.arch;
       entry.payload = named.all();
       entry.decompressed_size = named.size();
       add_image(std::move(image), std::move(entry), source, mapped);
@@ -297,7 +298,7 @@ class Scanner {
       image.container_offset = c.offset;
       image.offset = e.offset;
       image.kind = std::string(e.kind_name());
-      image.arch = e.kind == 1 || e.kind == 2 ? e.arch : "";
+      if (e.kind == 1 || e.kind == 2) image.arch = e.arch;
       image.compression = std::string(compression_name(e.compression));
       image.stored_size = e.payload.size();
       image.size = e.decompressed_size;
@@ -344,11 +345,10 @@ class Scanner {
 
 }  // namespace
 
-bool arch_matches(const std::string& arch, const std::vector<Arch>& filters) {
-  const auto image = Arch::try_parse(arch);
-  if (!image) return false;
+bool arch_matches(const std::optional<Arch>& arch, const std::vector<Arch>& filters) {
+  if (!arch) return false;
   for (const Arch& filter : filters)
-    if (image->passes(filter)) return true;
+    if (arch->passes(filter)) return true;
   return false;
 }
 
@@ -361,7 +361,7 @@ const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFi
     if (filter.matches(k.resources)) {
       if (!first) first = &k;
       names.insert(k.resources.demangled);
-      archs.insert(found.images[k.image].arch);
+      if (const auto& arch = found.images[k.image].arch) archs.insert(arch->str());
     }
   if (!first)
     throw UsageError(what + ": no such kernel in " + quote_input(lookup.file) +

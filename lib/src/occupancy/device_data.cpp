@@ -258,6 +258,10 @@ DeviceData::DeviceData(std::string_view architecture, std::string_view source)
     : DeviceData(*find_architecture(parse_architecture(architecture, source)),
                  DeviceDataOrigin::architecture_table) {}
 
+// Through the name: the grammar's and the table's refusals read as for a name given.
+DeviceData::DeviceData(const Arch& architecture, std::string_view source)
+    : DeviceData(architecture.str(), source) {}
+
 DeviceData::DeviceData(const Device& device) : origin_(DeviceDataOrigin::device) {
   const ComputeCapability cc = device.compute_capability();
   const DeviceProperties* row = find_architecture(cc);

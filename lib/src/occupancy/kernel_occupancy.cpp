@@ -46,7 +46,7 @@ KernelOccupancy occupancy_for_kernel(const DeviceData& devdata, const KernelReso
   return o;
 }
 
-const DeviceData* ArchitectureTable::find(const std::string& arch, std::string& reason) {
+const DeviceData* ArchitectureTable::find(const Arch& arch, std::string& reason) {
   const std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(arch);
   if (it == entries_.end()) {
@@ -54,7 +54,7 @@ const DeviceData* ArchitectureTable::find(const std::string& arch, std::string& 
     try {
       e.data.emplace(arch);
     } catch (const std::exception& ex) {
-      e.reason = "the architecture table has no " + arch + " (" + ex.what() + ")";
+      e.reason = "the architecture table has no " + arch.str() + " (" + ex.what() + ")";
     }
     it = entries_.emplace(arch, std::move(e)).first;
   }
@@ -62,7 +62,7 @@ const DeviceData* ArchitectureTable::find(const std::string& arch, std::string& 
   return it->second.data ? &*it->second.data : nullptr;
 }
 
-KernelOccupancy occupancy_for_kernel(ArchitectureTable& table, const std::string& arch,
+KernelOccupancy occupancy_for_kernel(ArchitectureTable& table, const Arch& arch,
                                      const KernelResources& kernel, const KernelBounds& bounds,
                                      bool relocatable, int threads) {
   KernelOccupancy o;

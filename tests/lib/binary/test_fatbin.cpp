@@ -49,7 +49,7 @@ Bytes real_cubin() {
   const ByteReader r(object, "none.o");
   for (const FatbinContainer& c : find_fatbin_containers(r, 0, r.size()))
     for (const FatbinEntry& e : c.entries)
-      if (e.kind == 2 && e.arch == "sm_90") return Bytes(e.payload.begin(), e.payload.end());
+      if (e.kind == 2 && e.arch.str() == "sm_90") return Bytes(e.payload.begin(), e.payload.end());
   return {};
 }
 
@@ -89,12 +89,12 @@ TEST(Fatbin, ReadsEntriesOfEveryKindAndNamesTheirArchitectures) {
                  entry({.kind = 2, .arch = 120, .flags = 0x200011, .payload = Bytes(8, 1)})});
   const FatbinContainer c = read_fatbin_container(ByteReader(b, "f"), 0);
   ASSERT_EQ(c.entries.size(), 4u);
-  EXPECT_EQ(c.entries[0].arch, "sm_90a");
+  EXPECT_EQ(c.entries[0].arch, Arch::parse("sm_90a", "test"));
   EXPECT_EQ(c.entries[0].payload.size(), 24u);
-  EXPECT_EQ(c.entries[1].arch, "compute_100");
+  EXPECT_EQ(c.entries[1].arch, Arch::parse("compute_100", "test"));
   EXPECT_EQ(c.entries[1].kind_name(), "ptx");
   EXPECT_EQ(c.entries[2].kind_name(), "unknown");
-  EXPECT_EQ(c.entries[3].arch, "sm_120f");
+  EXPECT_EQ(c.entries[3].arch, Arch::parse("sm_120f", "test"));
   EXPECT_EQ(c.size, b.size());
 }
 
@@ -210,7 +210,7 @@ TEST(Fatbin, DecompressionIsCappedBeforeAllocatingAndSizesAreExact) {
   tiny.resize(ZSTD_compressBound(zeros.size()));
   tiny.resize(ZSTD_compress(tiny.data(), tiny.size(), zeros.data(), zeros.size(), 3));
   FatbinEntry bomb;
-  bomb.arch = "sm_90";
+  bomb.arch = Arch::parse("sm_90", "test");
   bomb.compression = FatbinCompression::zstd;
   bomb.payload = tiny;
   bomb.decompressed_size = 1ull << 40;
@@ -227,7 +227,7 @@ TEST(Fatbin, DecompressionIsCappedBeforeAllocatingAndSizesAreExact) {
   for (std::size_t i = 0; i < garbage.size(); ++i)
     garbage[i] = static_cast<std::uint8_t>(i * 37 + 11);
   FatbinEntry corrupt;
-  corrupt.arch = "sm_90";
+  corrupt.arch = Arch::parse("sm_90", "test");
   corrupt.compression = FatbinCompression::zstd;
   corrupt.payload = garbage;
   corrupt.decompressed_size = 4096;
@@ -270,7 +270,7 @@ TEST(KernelScan, DecompressedBytesHeldAtOnceAreCappedForTheWholeProcess) {
   // One entry larger than the whole budget is refused, naming it, before any allocation.
   Decompressor decompressor;
   FatbinEntry large;
-  large.arch = "sm_90";
+  large.arch = Arch::parse("sm_90", "test");
   large.offset = 0x40;
   large.compression = FatbinCompression::zstd;
   large.payload = Bytes(17u << 20, 1);
@@ -469,18 +469,42 @@ std::vector<Arch> filters(std::initializer_list<const char*> names) {
   return out;
 }
 
+// An image's architecture, as a fatbin entry or CUBIN gives it.
+std::optional<Arch> image(const char* name) {
+  return Arch::parse(name, "test");
+}
+
 TEST(KernelScan, ArchFilters) {
-  EXPECT_TRUE(arch_matches("sm_90a", filters({"sm_90"})));
-  EXPECT_TRUE(arch_matches("sm_90", filters({"sm_80", "sm_90"})));
-  EXPECT_TRUE(arch_matches("sm_90", filters({"9.0"})));
-  EXPECT_FALSE(arch_matches("sm_90", filters({"sm_90a"})));
-  EXPECT_TRUE(arch_matches("sm_100f", filters({"sm_100f"})));
-  EXPECT_FALSE(arch_matches("sm_100", filters({"sm_10"})));
-  EXPECT_TRUE(arch_matches("compute_90", filters({"sm_90"})));
-  EXPECT_FALSE(arch_matches("sm_90", filters({"compute_90"})));
-  // An image whose name is outside the grammar (a malformed fatbin entry) passes nothing.
-  EXPECT_FALSE(arch_matches("sm_9", filters({"sm_90"})));
-  EXPECT_FALSE(arch_matches("", filters({"sm_90"})));
+  EXPECT_TRUE(arch_matches(image("sm_90a"), filters({"sm_90"})));
+  EXPECT_TRUE(arch_matches(image("sm_90"), filters({"sm_80", "sm_90"})));
+  EXPECT_TRUE(arch_matches(image("sm_90"), filters({"9.0"})));
+  EXPECT_FALSE(arch_matches(image("sm_90"), filters({"sm_90a"})));
+  EXPECT_TRUE(arch_matches(image("sm_100f"), filters({"sm_100f"})));
+  EXPECT_FALSE(arch_matches(image("sm_100"), filters({"sm_10"})));
+  EXPECT_TRUE(arch_matches(image("compute_90"), filters({"sm_90"})));
+  EXPECT_FALSE(arch_matches(image("sm_90"), filters({"compute_90"})));
+  // An image whose number is outside the grammar (sm_9 in a malformed fatbin entry) passes
+  // nothing, nor does one of no architecture (an entry of unknown kind).
+  Arch sm_9;
+  sm_9.cc = {0, 9};
+  EXPECT_EQ(sm_9.str(), "sm_9");
+  EXPECT_FALSE(arch_matches(sm_9, filters({"sm_90", "9.0"})));
+  EXPECT_FALSE(arch_matches(std::nullopt, filters({"sm_90"})));
+}
+
+// A fatbin entry's architecture holds its number whatever it is (0 to 100000), so that an
+// entry outside the grammar is named as it is written.
+TEST(Fatbin, EntryArchitecturesOutsideTheGrammarKeepTheirNumber) {
+  const Bytes b =
+      container({entry({.kind = 2, .arch = 5, .payload = Bytes(8, 1)}),
+                 entry({.kind = 1, .arch = 1234, .flags = 0x100000, .payload = Bytes(8, 'x')}),
+                 entry({.kind = 2, .arch = 100000, .flags = 0x200000, .payload = Bytes(8, 2)})});
+  const FatbinContainer c = read_fatbin_container(ByteReader(b, "f"), 0);
+  ASSERT_EQ(c.entries.size(), 3u);
+  EXPECT_EQ(c.entries[0].arch.str(), "sm_5");
+  EXPECT_EQ(c.entries[1].arch.str(), "compute_1234a");
+  EXPECT_EQ(c.entries[2].arch.str(), "sm_100000f");
+  EXPECT_EQ(c.entries[2].arch.number(), 100000);
 }
 
 }  // namespace

@@ -104,8 +104,8 @@ TEST_F(ChangingFile, SectionNamesRewrittenWhileReadNeverCrash) {
 TEST(FindOneKernel, ExactlyOneKernelOrAMessageNamingTheSource) {
   ScanResult found;
   found.images.resize(2);
-  found.images[0].arch = "sm_80";
-  found.images[1].arch = "sm_90";
+  found.images[0].arch = Arch::parse("sm_80", "test");
+  found.images[1].arch = Arch::parse("sm_90", "test");
   auto kernel = [](std::size_t image, const char* name) {
     ScannedKernel k;
     k.image = image;

@@ -101,6 +101,31 @@ TEST(DeviceDataNames, MalformedOrUnknownArchitecturesAreUsageErrorsNamingTheValu
   }
 }
 
+// DeviceData from an Arch (an image's architecture, or a flag's once parsed): the row its
+// name gives, and the same refusals, naming the source.
+TEST(DeviceDataNames, AnArchGivesTheRowOfItsName) {
+  for (const char* name : {"sm_90", "sm_90a", "sm_100f", "compute_90", "9.0", "sm_101"}) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(DeviceData(Arch::parse(name, "test")).properties(), DeviceData(name).properties());
+    EXPECT_EQ(DeviceData(Arch::parse(name, "test")).origin(), DeviceDataOrigin::architecture_table);
+  }
+  Arch sm_5;  // from a malformed fatbin entry: outside the grammar
+  sm_5.cc = {0, 5};
+  try {
+    DeviceData data(sm_5, "image");
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("image \"sm_5\": expected an architecture", 0), 0u)
+        << e.what();
+  }
+  try {
+    DeviceData data(Arch::parse("sm_13", "test"));
+    ADD_FAILURE() << "accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("not in cudatool's table"), std::string::npos) << e.what();
+  }
+}
+
 TEST(DeviceDataTable, CoversMaxwellToBlackwellInOrder) {
   const auto rows = known_architectures();
   ASSERT_EQ(rows.size(), 20u);

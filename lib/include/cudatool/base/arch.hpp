@@ -54,6 +54,8 @@ struct Arch {
   bool passes(const Arch& filter) const;
 
   friend bool operator==(const Arch&, const Arch&) = default;
+  // An order for containers (by kind, then compute capability, then variant).
+  friend auto operator<=>(const Arch&, const Arch&) = default;
 };
 
 }  // namespace cudatool

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "cudatool/base/arch.hpp"
 #include "cudatool/binary/byte_reader.hpp"
 
 namespace cudatool {
@@ -72,7 +73,7 @@ struct KernelBounds {
 };
 
 struct CubinInfo {
-  int sm = 0;  // the target, 90 for sm_90
+  Arch arch;  // the target, sm_90 (the ELF header holds no variant)
   // A relocatable (-dc, ET_REL) image: registers and stack are final only after the device
   // link, and the driver does not load it as it is.
   bool relocatable = false;

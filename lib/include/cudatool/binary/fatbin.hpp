@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cudatool/base/arch.hpp"
 #include "cudatool/binary/byte_reader.hpp"
 
 namespace cudatool {
@@ -32,8 +33,9 @@ std::string_view compression_name(FatbinCompression c);  // "none", "lz4", "zstd
 
 struct FatbinEntry {
   std::uint16_t kind = 0;  // 1 PTX, 2 ELF, anything else unknown
-  int sm = 0;              // 90
-  std::string arch;        // "sm_90a" (ELF), "compute_90" (PTX)
+  // sm_90a (ELF), compute_90 (PTX): the entry's number (0 to 100000, so possibly outside
+  // Arch's grammar, such as sm_5 in a malformed file) and its variant flag.
+  Arch arch;
   std::uint64_t flags = 0;
   FatbinCompression compression = FatbinCompression::none;
   std::uint64_t offset = 0;               // of the entry header, in the reader's source

@@ -69,7 +69,7 @@ struct ScannedImage {
   std::uint64_t container_offset = 0;  // in the file (or member); 0 for a bare CUBIN
   std::uint64_t offset = 0;            // of the entry header (a bare CUBIN: 0)
   std::string kind;                    // "elf", "ptx", "unknown"
-  std::string arch;                    // "sm_90a", "compute_90"; "" where unknown
+  std::optional<Arch> arch;            // sm_90a, compute_90; nullopt for an unknown kind
   std::string compression;             // "none", "lz4", "zstd"
   std::uint64_t stored_size = 0;       // bytes in the file
   std::uint64_t size = 0;              // decompressed
@@ -135,8 +135,9 @@ const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFi
                                      const KernelLookup& lookup);
 
 // Whether an image's architecture passes the filters (see ScanOptions::arch, Arch::passes);
-// PTX ("compute_90") matches "sm_90" and "compute_90". An image whose architecture is
-// outside the grammar (a malformed fatbin entry) passes none.
-bool arch_matches(const std::string& arch, const std::vector<Arch>& filters);
+// PTX (compute_90) matches sm_90 and compute_90. An image of no architecture (an entry of
+// unknown kind) passes none, nor does one whose number is outside the grammar (sm_5 in a
+// malformed fatbin entry: no filter names it).
+bool arch_matches(const std::optional<Arch>& arch, const std::vector<Arch>& filters);
 
 }  // namespace cudatool

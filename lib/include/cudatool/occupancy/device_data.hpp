@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cudatool/base/arch.hpp"
 #include "cudatool/device/device.hpp"
 
 namespace cudatool {
@@ -89,6 +90,10 @@ class DeviceData {
   // driver. Throws UsageError naming `source` for anything else. A row with unknown values is
   // accepted: check unknown_occupancy_inputs() before asking for occupancy.
   explicit DeviceData(std::string_view architecture, std::string_view source = "architecture");
+  // The same for an architecture already parsed, or read from a binary: its row (a variant
+  // shares its base row's limits). One outside the grammar (sm_5 from a malformed fatbin
+  // entry) is refused as its name would be, naming `source`.
+  explicit DeviceData(const Arch& architecture, std::string_view source = "architecture");
 
   const DeviceProperties& properties() const { return properties_; }
   DeviceDataOrigin origin() const { return origin_; }

@@ -42,12 +42,12 @@ std::optional<std::string> block_size_problem(const KernelResources& kernel,
 KernelOccupancy occupancy_for_kernel(const DeviceData& devdata, const KernelResources& kernel,
                                      const KernelBounds& bounds, bool relocatable, int threads);
 
-// The architecture table's DeviceData per architecture name, made once each; safe to use
-// from several threads (kernels renders images as they are read).
+// The architecture table's DeviceData per architecture, made once each; safe to use from
+// several threads (kernels renders images as they are read).
 class ArchitectureTable {
  public:
   // nullptr and `reason` where the table has no row for `arch`.
-  const DeviceData* find(const std::string& arch, std::string& reason);
+  const DeviceData* find(const Arch& arch, std::string& reason);
 
  private:
   struct Entry {
@@ -55,11 +55,11 @@ class ArchitectureTable {
     std::string reason;
   };
   std::mutex mutex_;
-  std::map<std::string, Entry> entries_;  // entries never move once made
+  std::map<Arch, Entry> entries_;  // entries never move once made
 };
 
-// Steps 1-5 for an image of architecture `arch` ("sm_90a"), from the table.
-KernelOccupancy occupancy_for_kernel(ArchitectureTable& table, const std::string& arch,
+// Steps 1-5 for an image of architecture `arch` (sm_90a), from the table.
+KernelOccupancy occupancy_for_kernel(ArchitectureTable& table, const Arch& arch,
                                      const KernelResources& kernel, const KernelBounds& bounds,
                                      bool relocatable, int threads);
 

@@ -1,0 +1,180 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cudatool/base/parallel.hpp"
+#include "kernels_render.hpp"
+#include "render.hpp"
+
+namespace cudatool::app {
+namespace {
+
+// Rows are made on all threads in blocks of this many, and written in order.
+constexpr std::size_t kBlock = 512;
+
+// Long (demangled) names cut in the middle, so that the start (namespace, template) and
+// the end (the parameter list) both stay readable.
+std::string cut(const std::string& name, std::size_t width) {
+  if (name.size() <= width || width < 12) return name;
+  const std::size_t tail = width / 3;
+  const std::size_t head = width - tail - 3;
+  return name.substr(0, head) + "..." + name.substr(name.size() - tail);
+}
+
+// Right-aligned in `width`, always with a space before it (a number wider than its column
+// pushes the row right rather than running into the column before).
+std::string column(const std::string& text, std::size_t width) {
+  return text.size() >= width ? " " + text : std::string(width - text.size(), ' ') + text;
+}
+
+std::string dims_text(const std::array<int, 3>& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+// Text from the file or the command line (kernel and member names, paths) as the terminal
+// gets it: control characters and bytes that are not UTF-8 escaped (base/text.hpp), not cut.
+std::string for_terminal(const std::string& text) {
+  return printable(text, text.size());
+}
+
+// One table's rows: a file, an architecture, relocatable or not.
+using GroupKey = std::tuple<std::size_t, std::optional<Arch>, bool>;
+
+class KernelTables {
+ public:
+  KernelTables(const ScanResult& result, const KernelRows& rows, const KernelsRequest& request)
+      : result_(result), rows_(rows), request_(request), names_(result.kernels.size()) {
+    // The names as printed (escaped, cut unless --wide) are made on all threads. Cut only
+    // for a terminal, as ps does: a pipe or a file gets whole names.
+    const bool cut_names = !request.wide && isatty(STDOUT_FILENO);
+    const auto& shown = rows.shown;
+    parallel_for_blocks(
+        shown.size(), kBlock, request.jobs, [&](std::size_t, std::size_t begin, std::size_t end) {
+          for (std::size_t n = begin; n < end; ++n) {
+            const std::string name = for_terminal(result.kernels[shown[n]].resources.demangled);
+            names_[shown[n]] = cut_names ? cut(name, 60) : name;
+          }
+        });
+  }
+
+  void print_group(const GroupKey& key, const std::vector<std::size_t>& list, bool first) const {
+    const auto& [file, arch, relocatable] = key;
+    std::size_t images = 0;
+    for (const auto& image : result_.images)
+      if (image.file == file && image.arch == arch && image.relocatable == relocatable &&
+          image.kind == "elf" && !image.skipped)
+        ++images;
+    if (!first) std::cout << '\n';
+    std::cout << for_terminal(result_.files[file].path) << "  " << arch_text(arch)
+              << (relocatable ? " relocatable" : "") << "  (" << list.size()
+              << (list.size() == 1 ? " kernel" : " kernels") << ", " << images
+              << (images == 1 ? " image" : " images") << ")\n";
+    if (relocatable)
+      std::cout << "(relocatable -dc code: registers, stack and shared memory are final only "
+                   "after the device link; the driver does not load it as it is)\n";
+    std::size_t width = 6;
+    for (std::size_t i : list) width = std::max(width, names_[i].size());
+    std::cout << pad("kernel", width) << "  regs  shared  local  const  threads  bar";
+    if (request_.threads) std::cout << "  blocks/SM  occupancy  limited by";
+    std::cout << '\n';
+    std::vector<std::string> blocks((list.size() + kBlock - 1) / kBlock);
+    parallel_for_blocks(list.size(), kBlock, request_.jobs,
+                        [&](std::size_t b, std::size_t begin, std::size_t end) {
+                          for (std::size_t n = begin; n < end; ++n)
+                            row_text(list[n], width, blocks[b]);
+                        });
+    for (std::string& block : blocks) {
+      std::cout.write(block.data(), static_cast<std::streamsize>(block.size()));
+      std::string().swap(block);
+    }
+  }
+
+ private:
+  void row_text(std::size_t i, std::size_t width, std::string& out) const {
+    const ScannedKernel& k = result_.kernels[i];
+    const KernelResources& r = k.resources;
+    out += pad(names_[i], width);
+    // Each column keeps at least one space before it, however wide its number.
+    out += column(std::to_string(r.num_regs), 6);
+    out += column(std::to_string(r.shared_size_bytes), 8);
+    out += column(std::to_string(r.local_size_bytes) + (r.stack_unknown ? "?" : ""), 7);
+    out += column(std::to_string(r.const_size_bytes), 7);
+    out += column(std::to_string(r.max_threads_per_block), 9);
+    out += column(std::to_string(r.num_barriers), 5);
+    if (request_.threads) {
+      const KernelOccupancy& oc = rows_.occupancy[i];
+      if (oc.record) {
+        out += column(std::to_string(oc.record->tb_per_mp), 11);
+        out += column(percent(oc.record->occupancy), 11);
+        out += "  ";
+        out += oc.record->limited_by;
+      } else {
+        out += column("-", 11) + column("-", 11) + "  " + oc.reason;
+      }
+    }
+    if (k.bounds.cluster) out += "  [cluster " + dims_text(*k.bounds.cluster) + "]";
+    if (k.bounds.reqntid) out += "  [block " + dims_text(*k.bounds.reqntid) + "]";
+    if (r.stack_unknown) out += "  [stack unknown: recursion; runs on the stack limit]";
+    out += '\n';
+  }
+
+  const ScanResult& result_;
+  const KernelRows& rows_;
+  const KernelsRequest& request_;
+  std::vector<std::string> names_;  // by kernel index, as printed
+};
+
+// PTX and unknown entries, which have no kernels to list, and the relocatable leftovers
+// left out; each after a blank line where tables came before.
+void print_other_entries(const ScanResult& result, bool after_tables) {
+  const char* gap = after_tables ? "\n" : "";
+  for (const auto& image : result.images) {
+    if (image.kind == "elf" || image.skipped) continue;
+    std::cout << gap << for_terminal(result.files[image.file].path);
+    if (!image.member.empty()) std::cout << "(" << for_terminal(image.member) << ")";
+    if (image.kind == "ptx")
+      std::cout << "  " << arch_text(image.arch) << "  PTX only (no machine code to measure)\n";
+    else
+      std::cout << "  entry at offset " << image.offset << " of unknown kind: skipped\n";
+  }
+  for (const auto& f : result.files)
+    if (f.relocatable_leftovers_skipped > 0)
+      std::cout << gap << for_terminal(f.path) << "  " << f.relocatable_leftovers_skipped
+                << " relocatable leftover image"
+                << (f.relocatable_leftovers_skipped == 1 ? "" : "s")
+                << " in __nv_relfatbin not listed (the driver never loads them; "
+                   "--relocatable lists them)\n";
+}
+
+}  // namespace
+
+void print_kernels_text(const ScanResult& result, const KernelRows& rows,
+                        const KernelsRequest& request, bool any_cuda) {
+  // One table per file, architecture and relocatability, in the order they first appear.
+  std::vector<GroupKey> groups;
+  std::map<GroupKey, std::vector<std::size_t>> members;
+  for (std::size_t i : rows.shown) {
+    const auto& image = result.images[result.kernels[i].image];
+    const GroupKey key{image.file, image.arch, image.relocatable};
+    if (!members.count(key)) groups.push_back(key);
+    members[key].push_back(i);
+  }
+  const KernelTables tables(result, rows, request);
+  for (std::size_t g = 0; g < groups.size(); ++g)
+    tables.print_group(groups[g], members[groups[g]], g == 0);
+  print_other_entries(result, !groups.empty());
+  if (rows.shown.empty() && any_cuda)
+    std::cout << (request.pattern             ? "no kernel matches --kernel"
+                  : request.scan.arch.empty() ? "no kernels"
+                                              : "no kernels for --arch")
+              << '\n';
+}
+
+}  // namespace cudatool::app

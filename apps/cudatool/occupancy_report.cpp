@@ -1,0 +1,39 @@
+#include "occupancy_report.hpp"
+
+namespace cudatool::app {
+
+void answer_occupancy(OccupancyReport& r, std::vector<int> block_sizes, bool given_regs,
+                      bool given_smem) {
+  const DeviceData& d = r.devdata;
+  if ((r.unknown = occupancy_unknown(d))) return;
+  if (r.question == OccupancyQuestion::block_sizes) {
+    const bool listed = !block_sizes.empty();
+    if (!listed) block_sizes = default_block_sizes(d);
+    r.sweep = sweep_block_sizes(d, block_sizes, r.shared_mem, r.registers, r.barriers);
+    r.suggestion = listed ? suggest_block_size(d, *r.sweep)
+                          : suggest_block_size(d, r.shared_mem, r.registers, r.barriers);
+    return;
+  }
+  const int threads = *r.threads;
+  r.record.emplace(d, threads, r.shared_mem, r.registers, r.barriers);
+  if (r.question == OccupancyQuestion::registers) {
+    r.sweep = sweep_registers(d, threads, r.shared_mem, r.barriers);
+    if (given_regs) {
+      r.current = static_cast<std::size_t>(r.registers);
+      r.improvement = fewer_registers_for_more_blocks(d, *r.record);
+    }
+  } else if (r.question == OccupancyQuestion::shared_memory) {
+    r.sweep = sweep_shared_memory(d, threads, r.registers, r.barriers);
+    if (given_smem) {
+      r.current = r.shared_mem;
+      r.improvement = less_shared_memory_for_more_blocks(d, *r.record);
+    }
+  } else {
+    if (auto fewer = fewer_registers_for_more_blocks(d, *r.record))
+      r.improvements.push_back(*fewer);
+    if (auto less = less_shared_memory_for_more_blocks(d, *r.record))
+      r.improvements.push_back(*less);
+  }
+}
+
+}  // namespace cudatool::app

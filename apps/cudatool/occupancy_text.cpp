@@ -1,0 +1,220 @@
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudatool/base/text.hpp"
+#include "cudatool/base/units.hpp"
+#include "occupancy_report.hpp"
+#include "render.hpp"
+
+namespace cudatool::app {
+namespace {
+
+std::string bar(double fraction, int width = 32) {
+  const int filled = static_cast<int>(std::lround(fraction * width));
+  return std::string(static_cast<std::size_t>(filled), '#') +
+         std::string(static_cast<std::size_t>(width - filled), '.');
+}
+
+std::string right(const std::string& text, std::size_t width) {
+  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
+}
+
+std::string describe(const DeviceData& devdata, const std::string& where) {
+  const auto& p = devdata.properties();
+  std::string text = where.empty() ? p.name : where + ": " + p.name;
+  text += " (compute capability " + p.compute_capability.str();
+  if (!p.family.empty()) text += ", " + p.family;
+  if (devdata.origin() == DeviceDataOrigin::architecture_table)
+    text += "; from cudatool's architecture table";
+  return text + ")";
+}
+
+std::string block_text(int threads, int registers, std::size_t shared_mem, int barriers,
+                       int warp_size) {
+  std::string text;
+  if (threads > 0) {
+    const int warps = (threads + warp_size - 1) / warp_size;
+    text = std::to_string(threads) + " threads (" + std::to_string(warps) +
+           (warps == 1 ? " warp), " : " warps), ");
+  }
+  text += std::to_string(registers) + " registers per thread, " + format_bytes(shared_mem) +
+          " shared memory";
+  if (barriers != 1) text += ", " + std::to_string(barriers) + " block barriers";
+  return text;
+}
+
+std::string improvement_text(const OccupancyImprovement& i, const OccupancyRecord& now) {
+  const int more = i.tb_per_mp - now.tb_per_mp;
+  std::string text;
+  if (i.resource == "regs")
+    text = std::to_string(i.reduction) + " fewer registers per thread (" + std::to_string(i.value) +
+           ")";
+  else
+    text = std::to_string(i.reduction) + " fewer bytes of shared memory per block (" +
+           std::to_string(i.value) + " B)";
+  return text + " would give " + std::to_string(more) + " more " +
+         (more == 1 ? "block" : "blocks") + " per SM: " + std::to_string(i.tb_per_mp) +
+         " blocks, occupancy " + percent(now.occupancy) + " -> " + percent(i.occupancy);
+}
+
+void print_record(const DeviceData& devdata, const std::string& where, const OccupancyRecord& r,
+                  const std::vector<OccupancyImprovement>& improvements) {
+  const auto& p = devdata.properties();
+  std::cout << describe(devdata, where) << '\n';
+  std::cout << "Block: "
+            << block_text(r.threads, r.registers, r.shared_mem, r.block_barriers, p.warp_size)
+            << (r.opted_in ? " (above the default " + format_bytes(p.shared_memory_per_block) +
+                                 ": taken as opted in)"
+                           : "")
+            << "\n\n";
+  std::string also;
+  for (const auto name : r.limiting_factors())
+    if (name != r.limited_by) also += (also.empty() ? "" : ", ") + std::string(name);
+  std::cout << "Active blocks per SM:  " << r.tb_per_mp << '\n'
+            << "Active warps per SM:   " << r.warps_per_mp << " of " << r.max_warps_per_mp << '\n'
+            << "Occupancy:             " << percent(r.occupancy) << '\n'
+            << "Limited by:            " << r.limited_by
+            << (also.empty() ? "" : " (tied with " + also + ")") << '\n';
+  if (r.tb_per_mp == 0 && r.limited_by == "regs")
+    std::cout << "The block cannot be launched: it is allocated " << r.allocated_registers_per_block
+              << " registers, and a block may have at most " << p.registers_per_block << ".\n";
+
+  const int warps_per_block = (r.threads + p.warp_size - 1) / p.warp_size;
+  auto limit = [](const std::optional<int>& v) { return v ? std::to_string(*v) : "-"; };
+  std::cout << "\nBlocks per SM each resource allows (the smallest wins):\n";
+  std::cout << "  device    " << right(std::to_string(r.limits.device), 5)
+            << "  the hardware's maximum of resident blocks per SM\n";
+  std::cout << "  warps     " << right(std::to_string(r.limits.warps), 5) << "  "
+            << r.max_warps_per_mp << " warps per SM / " << warps_per_block << " per block\n";
+  std::cout << "  regs      " << right(limit(r.limits.regs), 5) << "  "
+            << (r.limits.regs
+                    ? std::to_string(p.registers_per_multiprocessor) + " registers per SM / " +
+                          std::to_string(r.allocated_registers_per_block) + " allocated per block"
+                    : std::string("no registers used"))
+            << '\n';
+  std::cout << "  smem      " << right(limit(r.limits.smem), 5) << "  "
+            << (r.limits.smem
+                    ? format_bytes(p.shared_memory_per_multiprocessor) + " per SM / " +
+                          std::to_string(r.allocated_shared_mem_per_block) +
+                          " B allocated per block" +
+                          (p.reserved_shared_memory_per_block
+                               ? " (" + std::to_string(p.reserved_shared_memory_per_block) +
+                                     " B of it reserved by the driver)"
+                               : std::string())
+                    : std::string("no shared memory used"))
+            << '\n';
+  std::cout << "  barriers  " << right(limit(r.limits.barriers), 5) << "  "
+            << (r.limits.barriers
+                    ? "block barriers per SM / " + std::to_string(r.block_barriers) + " per block"
+                    : std::string("not a limit on this architecture"))
+            << '\n';
+  if (!improvements.empty()) {
+    std::cout << "\nTo fit more blocks per SM:\n";
+    for (const auto& i : improvements) std::cout << "  " << improvement_text(i, r) << '\n';
+  }
+}
+
+std::string suggestion_text(const BlockSizeSuggestion& s, const DeviceProperties& p) {
+  if (s.block_size == 0) return "No block size fits on one SM.";
+  std::string text = "Suggested block size: " + std::to_string(s.block_size) + " threads (" +
+                     std::to_string(s.tb_per_mp) + (s.tb_per_mp == 1 ? " block" : " blocks") +
+                     " per SM, occupancy " + percent(s.occupancy) +
+                     "): the largest block at the highest occupancy, as "
+                     "cudaOccupancyMaxPotentialBlockSize chooses.";
+  if (s.smallest_block_size != s.block_size)
+    text += "\nThe smallest block at that occupancy: " + std::to_string(s.smallest_block_size) +
+            " threads.";
+  if (s.min_grid_size)
+    text += "\nOne full wave: " + std::to_string(*s.min_grid_size) + " blocks on " +
+            std::to_string(*p.sm_count) + " SMs" +
+            (p.sm_count_part.empty() ? "" : " (" + p.sm_count_part + ")") + ".";
+  return text;
+}
+
+void print_block_size_sweep(const DeviceData& devdata, const std::string& where,
+                            const OccupancySweep& sweep, const BlockSizeSuggestion& suggestion) {
+  const auto& first = sweep.records.front();
+  std::cout << describe(devdata, where) << '\n'
+            << "Block-size sweep: "
+            << block_text(0, first.registers, first.shared_mem, first.block_barriers, 32) << "\n\n";
+  std::cout << "threads  blocks/SM  warps/SM  occupancy  limited by\n";
+  for (const auto& r : sweep.records)
+    std::cout << right(std::to_string(r.threads), 7) << "  "
+              << right(std::to_string(r.tb_per_mp), 9) << "  "
+              << right(std::to_string(r.warps_per_mp), 8) << "  " << right(percent(r.occupancy), 9)
+              << "  " << pad(std::string(r.limited_by), 10) << "  " << bar(r.occupancy) << '\n';
+  std::cout << '\n' << suggestion_text(suggestion, devdata.properties()) << '\n';
+}
+
+void print_steps(const DeviceData& devdata, const std::string& where, const OccupancySweep& sweep,
+                 const std::optional<std::size_t>& current,
+                 const std::optional<OccupancyImprovement>& improvement,
+                 const std::optional<OccupancyRecord>& current_record) {
+  const auto& first = sweep.records.front();
+  const bool regs = sweep.parameter == "registers";
+  std::cout << describe(devdata, where) << '\n'
+            << (regs ? "Register sweep: " : "Shared-memory sweep: ") << first.threads
+            << " threads per block, "
+            << (regs ? format_bytes(first.shared_mem) + " shared memory"
+                     : std::to_string(first.registers) + " registers per thread")
+            << "\n\n";
+  const std::string heading = regs ? "registers" : "shared memory (B)";
+  const std::size_t width = regs ? 9 : 17;
+  std::cout << pad(heading, width) << "  blocks/SM  warps/SM  occupancy  limited by\n";
+  for (const auto& step : sweep_steps(sweep)) {
+    const std::string range = step.first == step.last
+                                  ? std::to_string(step.first)
+                                  : std::to_string(step.first) + "-" + std::to_string(step.last);
+    std::cout << pad(range, width) << "  " << right(std::to_string(step.tb_per_mp), 9) << "  "
+              << right(std::to_string(step.warps_per_mp), 8) << "  "
+              << right(percent(step.occupancy), 9) << "  " << pad(std::string(step.limited_by), 10)
+              << "  " << bar(step.occupancy);
+    if (current && *current >= step.first && *current <= step.last)
+      std::cout << "  <- " << (regs ? "--regs " : "--smem ") << *current;
+    std::cout << '\n';
+  }
+  if (improvement && current_record)
+    std::cout << '\n' << improvement_text(*improvement, *current_record) << '\n';
+}
+
+// Where the table does not know a value occupancy needs: which, and why; no number.
+void print_unknown(const OccupancyReport& report) {
+  const OccupancyUnknown& unknown = *report.unknown;
+  std::cout << describe(report.devdata, report.where) << '\n'
+            << "Occupancy: unknown. cudatool's architecture table does not know these values "
+               "for "
+            << report.devdata.properties().name << ":\n";
+  for (const auto& field : unknown.fields) std::cout << "  " << field << '\n';
+  if (!unknown.reason.empty()) std::cout << "Why: " << unknown.reason << '\n';
+  std::cout << "No number is given rather than a guess.\n";
+}
+
+}  // namespace
+
+void print_occupancy_text(const OccupancyReport& report) {
+  if (report.source) {
+    // The name and path as the terminal gets them (escaped, base/text.hpp), not cut.
+    const std::string& name = report.source->kernel.resources.demangled;
+    const std::string& file = report.source->file;
+    std::cout << "Kernel " << printable(name, name.size()) << " (" << report.source->arch.str()
+              << " image of " << printable(file, file.size()) << ")\n";
+  }
+  if (report.unknown) return print_unknown(report);
+  switch (report.question) {
+    case OccupancyQuestion::block_sizes:
+      return print_block_size_sweep(report.devdata, report.where, *report.sweep,
+                                    *report.suggestion);
+    case OccupancyQuestion::registers:
+    case OccupancyQuestion::shared_memory:
+      return print_steps(report.devdata, report.where, *report.sweep, report.current,
+                         report.improvement,
+                         report.current ? report.record : std::optional<OccupancyRecord>());
+    case OccupancyQuestion::launch:
+      return print_record(report.devdata, report.where, *report.record, report.improvements);
+  }
+}
+
+}  // namespace cudatool::app

@@ -1,0 +1,94 @@
+#include "standard_output.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <iostream>
+#include <streambuf>
+#include <string>
+
+#include "exit_status.hpp"
+
+namespace cudatool::app {
+
+void guard_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int opened = ::open("/dev/null", O_RDONLY | O_NOCTTY);
+    if (opened >= 0 && opened != fd) {
+      ::dup2(opened, fd);
+      ::close(opened);
+    }
+  }
+}
+
+namespace {
+
+// std::cout's buffer: writes to descriptor 1 and keeps the errno of the first write that
+// failed. A stream only remembers that it went bad, and errno is long gone by the time the
+// command ends (a full disk under --version or attrs gave "cannot write standard output"
+// with no reason). Nothing else writes to stdout (no printf), so nothing is reordered.
+class StandardOutput : public std::streambuf {
+ public:
+  StandardOutput() { setp(buffer_, buffer_ + sizeof buffer_); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+    return c;
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    const char* p = pbase();
+    std::size_t left = static_cast<std::size_t>(pptr() - pbase());
+    setp(buffer_, buffer_ + sizeof buffer_);
+    while (left > 0) {
+      const ssize_t n = ::write(STDOUT_FILENO, p, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        if (error_ == 0) error_ = n < 0 ? errno : EIO;
+        return false;
+      }
+      p += n;
+      left -= static_cast<std::size_t>(n);
+    }
+    return true;
+  }
+
+  char buffer_[1 << 16];
+  int error_ = 0;
+};
+
+// Made once and never destroyed: std::cout is flushed at exit, after function statics are.
+StandardOutput& standard_output() {
+  static StandardOutput* const buffer = new StandardOutput;
+  return *buffer;
+}
+
+}  // namespace
+
+void use_standard_output() {
+  std::cout.rdbuf(&standard_output());
+}
+
+int finish(int status) {
+  std::cout.flush();
+  if (std::cout.good()) return status;
+  const int error = standard_output().error();
+  if (status == 0) {
+    std::cerr << "cudatool: cannot write standard output"
+              << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+    status = to_int(ExitStatus::failure);
+  }
+  return status;
+}
+
+}  // namespace cudatool::app
