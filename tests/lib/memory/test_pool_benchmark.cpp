@@ -6,17 +6,12 @@
 #include <vector>
 
 #include "cudatool/memory/pool_benchmark.hpp"
+#include "pool_benchmark_config.hpp"
 
 namespace cudatool::bench {
 namespace {
 
-Config host_config() {
-  Config c;
-  c.backend = Backend::host;
-  c.iterations = 2000;
-  c.warmup = 100;
-  return c;
-}
+using test_support::host_config;
 
 TEST(PoolBenchmark, HostRunMeasuresPoolAndMalloc) {
   Config c = host_config();

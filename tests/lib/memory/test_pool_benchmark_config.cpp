@@ -8,17 +8,12 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/memory/allocators.hpp"
 #include "cudatool/memory/pool_benchmark.hpp"
+#include "pool_benchmark_config.hpp"
 
 namespace cudatool::bench {
 namespace {
 
-Config host_config() {
-  Config c;
-  c.backend = Backend::host;
-  c.iterations = 2000;
-  c.warmup = 100;
-  return c;
-}
+using test_support::host_config;
 
 template <class F>
 std::string usage_message(F f) {
