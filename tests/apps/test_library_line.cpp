@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <utility>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "command.hpp"

@@ -115,22 +115,23 @@ std::uint64_t verify_on_host(const std::uint32_t* data, std::uint64_t n, std::ui
   return bad;
 }
 
-CheckResult failed(Kind kind, std::string name, const std::string& why) {
+// A result that carries no reading: only its verdict and why.
+static CheckResult without_reading(Kind kind, std::string name, Verdict verdict,
+                                   const std::string& why) {
   CheckResult r;
   r.kind = kind;
   r.name = std::move(name);
-  r.verdict = Verdict::fail;
+  r.verdict = verdict;
   r.reason = why;
   return r;
 }
 
+CheckResult failed(Kind kind, std::string name, const std::string& why) {
+  return without_reading(kind, std::move(name), Verdict::fail, why);
+}
+
 CheckResult skipped(Kind kind, std::string name, const std::string& why) {
-  CheckResult r;
-  r.kind = kind;
-  r.name = std::move(name);
-  r.verdict = Verdict::skipped;
-  r.reason = why;
-  return r;
+  return without_reading(kind, std::move(name), Verdict::skipped, why);
 }
 
 bool out_of_memory(const std::exception& e) {

@@ -20,8 +20,8 @@
 #include "cudatool/check/check.hpp"
 #include "cudatool/compile/module.hpp"
 #include "cudatool/device/context.hpp"
-#include "driver/driver_api.hpp"
 #include "device/stream.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool::check::detail {
 

@@ -3,8 +3,8 @@
 #include <exception>
 #include <utility>
 
-#include "driver/driver_api.hpp"
 #include "device/current_context.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool::detail {
 

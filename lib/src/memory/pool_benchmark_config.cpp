@@ -6,9 +6,9 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
-#include "driver/driver_api.hpp"
 #include "cudatool/memory/allocators.hpp"
 #include "cudatool/memory/pool_benchmark.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool::bench {
 

@@ -12,9 +12,9 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/device/context.hpp"
-#include "driver/driver_api.hpp"
 #include "cudatool/memory/memory_pool.hpp"
 #include "device/stream.hpp"
+#include "driver/driver_api.hpp"
 
 namespace cudatool::bench::detail {
 
