@@ -110,7 +110,8 @@ class DeviceCache : public ::testing::Test {
              {"CUDATOOL_FRESH", std::nullopt},
              {"CUDATOOL_NO_NVML", std::nullopt},
              {"FAKE_NVML_MIG", std::nullopt},
-             {"FAKE_NVML_ECC", std::nullopt}};
+             {"FAKE_NVML_ECC", std::nullopt},
+             {"FAKE_NVML_NO_FIELDS", std::nullopt}};
     for (const auto& [k, v] : extra) o.env[k] = v;
     return o;
   }
@@ -382,6 +383,13 @@ TEST_F(DeviceCache, AChangedEccModeIsReadFromTheDriver) {
   EXPECT_TRUE(after.called_cuinit) << after.result.err;
   const Run attrs = run({"attrs", "ecc_enabled"}, {{"FAKE_NVML_ECC", "0,0"}});
   EXPECT_TRUE(attrs.called_cuinit) << attrs.result.err;
+  // An NVML without nvmlDeviceGetFieldValues: the mode comes from nvmlDeviceGetEccMode.
+  const std::map<std::string, std::optional<std::string>> old_nvml = {{"FAKE_NVML_NO_FIELDS", "1"},
+                                                                      {"FAKE_NVML_ECC", "0,0"}};
+  EXPECT_EQ(run({"devices", "--json"}, old_nvml).path, "hit");
+  const Run changed =
+      run({"devices", "--json"}, {{"FAKE_NVML_NO_FIELDS", "1"}, {"FAKE_NVML_ECC", "1,1"}});
+  EXPECT_TRUE(changed.called_cuinit) << changed.result.err;
 }
 
 TEST_F(DeviceCache, MigModeOrAnMpsServerIsNeverCached) {

@@ -162,6 +162,32 @@ nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_st* device, int* current, int* pend
   if (!pair("FAKE_NVML_ECC", "1,1", *current, *pending)) return kNotSupported;
   return kSuccess;
 }
+// The ECC fields (NVML_FI_DEV_ECC_CURRENT 1, _PENDING 2) from FAKE_NVML_ECC, as
+// nvmlDeviceGetEccMode answers; any other field is not supported. FAKE_NVML_NO_FIELDS=1 makes
+// the call itself not supported (an older NVML), so that cudatool falls back to the mode call.
+struct FieldValue {
+  unsigned fieldId, scopeId;
+  long long timestamp, latencyUsec;
+  int valueType;
+  nvmlReturn_t nvmlReturn;
+  unsigned long long value;
+};
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_st* device, int count, FieldValue* values) {
+  Gpu gpu{};
+  if (!gpu_of(device, gpu) || count < 0 || (count > 0 && !values)) return kInvalidArgument;
+  if (env("FAKE_NVML_NO_FIELDS", "") == "1") return kNotSupported;
+  for (int i = 0; i < count; ++i) {
+    FieldValue& v = values[i];
+    int current = 0, pending = 0;
+    v.nvmlReturn = kNotSupported;
+    v.valueType = 3;  // NVML_VALUE_TYPE_UNSIGNED_LONG_LONG
+    if ((v.fieldId == 1 || v.fieldId == 2) && pair("FAKE_NVML_ECC", "1,1", current, pending)) {
+      v.nvmlReturn = kSuccess;
+      v.value = static_cast<unsigned long long>(v.fieldId == 1 ? current : pending);
+    }
+  }
+  return kSuccess;
+}
 nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_st* device, int* mode) {
   Gpu gpu{};
   if (!gpu_of(device, gpu)) return kInvalidArgument;

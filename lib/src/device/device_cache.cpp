@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -319,7 +320,10 @@ std::optional<Entry> parse_payload(std::string_view payload, std::string& why) {
 }
 
 // The entry in `bytes`, or nullopt for anything not written whole by this format.
-std::optional<Entry> parse(std::string_view bytes, std::string& why) {
+// `unverified` (where given) sees the entry before its checksum is computed: the lookup
+// starts NVML from it, so that OpenSSL's start and the digest run beside NVML's start.
+std::optional<Entry> parse(std::string_view bytes, std::string& why,
+                           const std::function<void(const Entry&)>& unverified = {}) {
   if (!bytes.starts_with(kMagic)) {
     why = "entry damaged (no header)";
     return std::nullopt;
@@ -337,11 +341,15 @@ std::optional<Entry> parse(std::string_view bytes, std::string& why) {
   }
   const std::string_view digest = bytes.substr(7, 64);
   const std::string_view payload = bytes.substr(7 + 64 + 1);
+  std::string payload_why;
+  std::optional<Entry> entry = parse_payload(payload, payload_why);
+  if (entry && unverified) unverified(*entry);
   if (sha256_hex(payload) != digest) {
     why = "entry damaged (checksum)";
     return std::nullopt;
   }
-  return parse_payload(payload, why);
+  if (!entry) why = payload_why;
+  return entry;
 }
 
 // ---- the directory -----------------------------------------------------------------------
@@ -406,10 +414,17 @@ Fd open_cache_directory(std::string& why) {
   return dir;
 }
 
+// The entry's file name: one entry per environment that shapes enumeration. Only where to
+// look: the entry's fingerprint holds the environment itself, so two environments of one
+// name take turns in it and never use each other's answers. std::hash, not SHA-256:
+// OpenSSL's start (about 1 ms on the H100 host) would come before NVML's.
 std::string entry_name(const std::vector<std::string>& environment) {
   std::string joined;
   for (const auto& line : environment) joined += line + "\n";
-  return sha256_hex(joined).substr(0, 32) + ".entry";
+  char name[40];
+  std::snprintf(name, sizeof name, "%016llx.entry",
+                static_cast<unsigned long long>(std::hash<std::string>{}(joined)));
+  return name;
 }
 
 std::optional<std::string> read_entry(const Fd& dir, const std::string& name, std::string& why) {
@@ -522,10 +537,7 @@ bool mig_enabled(const NvmlGpu& gpu) {
 
 struct State {
   std::mutex mutex;
-  std::optional<Entry> entry;  // set on a hit
-  // The live inventory, read once where a value needs it.
-  bool live_read = false;
-  std::optional<NvmlInventory> live;
+  std::optional<Entry> entry;             // set on a hit
   std::map<std::string, bool> unchanged;  // reading name -> every GPU's reading unchanged
 };
 
@@ -557,13 +569,13 @@ bool reading_unchanged(State& s, const std::string& reading) {
                              nvml_not_supported(gpu.readings.at(reading));
   bool same = unsupported_everywhere;
   if (!same) {
-    if (!s.live_read) {
-      trace_step("nvml");
-      s.live = nvml_inventory();
-      s.live_read = true;
-      trace_step("nvml-read");
-    }
-    same = s.live && same_readings(s.entry->nvml, s.live->gpus, reading);
+    // This reading alone, live: a command asks for one or two (MIG mode to enumerate, ECC
+    // for the memory total), and each is an NVML query per GPU.
+    trace_step(("nvml-" + reading).c_str());
+    const std::string_view wanted[] = {reading};
+    const auto live = nvml_inventory(wanted);
+    trace_step("nvml-read");
+    same = live && same_readings(s.entry->nvml, live->gpus, reading);
   }
   s.unchanged[reading] = same;
   return same;
@@ -660,7 +672,9 @@ DeviceCacheOutcome choose(bool fresh, std::string_view fresh_source) {
   Fd dir = open_cache_directory(outcome.why);
   if (dir.get() < 0) return outcome;
   const std::vector<std::string> environment = environment_lines();
+  trace_step("start");
   const std::string name = entry_name(environment);
+  trace_step("name");
   if (fresh || truthy(std::getenv("CUDATOOL_FRESH"))) {
     const std::string asked(fresh ? fresh_source : "CUDATOOL_FRESH");
     outcome = refresh(dir, name, environment);
@@ -671,14 +685,23 @@ DeviceCacheOutcome choose(bool fresh, std::string_view fresh_source) {
   std::string why;
   trace_step("entry");
   auto bytes = read_entry(dir, name, why);
-  std::optional<Entry> entry = bytes ? parse(*bytes, why) : std::nullopt;
+  // /proc names the GPUs without NVML; without /proc, NVML does.
+  const bool proc_has_gpus =
+      bytes && !sorted_entries(system_path("/proc/driver/nvidia") + "/gpus").empty();
+  // Where NVML will be asked (no /proc, or MIG mode on GPUs that have it), its start (most
+  // of a hit's time on such a machine) runs beside the checksum and the fingerprint.
+  const auto start_nvml_if_asked = [&](const Entry& unverified) {
+    bool mig_somewhere = false;
+    for (const NvmlGpu& gpu : unverified.nvml)
+      mig_somewhere = mig_somewhere || !gpu.readings.count("mig") ||
+                      !nvml_not_supported(gpu.readings.at("mig"));
+    if (!proc_has_gpus || mig_somewhere) start_nvml();
+  };
+  std::optional<Entry> entry = bytes ? parse(*bytes, why, start_nvml_if_asked) : std::nullopt;
   trace_step("parsed");
   if (entry) {
-    // /proc names the GPUs without NVML; without /proc, NVML does.
     std::optional<NvmlInventory> nvml;
-    const bool proc_has_gpus =
-        !sorted_entries(system_path("/proc/driver/nvidia") + "/gpus").empty();
-    if (!proc_has_gpus) nvml = nvml_inventory();
+    if (!proc_has_gpus) nvml = nvml_inventory({});
     const auto now = fingerprint(nvml ? &*nvml : nullptr, entry->libcuda_path, environment, why);
     trace_step("fingerprint");
     if (!now) {
@@ -691,10 +714,6 @@ DeviceCacheOutcome choose(bool fresh, std::string_view fresh_source) {
       State& s = state();
       std::lock_guard lock(s.mutex);
       s.entry = std::move(entry);
-      if (nvml) {
-        s.live = std::move(nvml);
-        s.live_read = true;
-      }
       // Enumeration depends on MIG mode on GPUs that have it.
       if (reading_unchanged(s, "mig")) {
         outcome.path = DeviceCachePath::hit;

@@ -481,6 +481,10 @@ std::optional<std::string> nvml_driver_version() {
   return std::string(version);
 }
 
+void start_nvml() {
+  nvml_future();
+}
+
 void* nvml_symbol(const char* name) {
   Nvml* nvml = nvml_future().get();
   return nvml->ready ? nvml->library.symbol(name) : nullptr;

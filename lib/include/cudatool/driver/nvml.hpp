@@ -36,6 +36,11 @@ std::optional<std::string> nvml_driver_version();
 // another file to open instead of libnvidia-ml.so.1 (tests use a fake NVML).
 bool nvml_available(std::string* why = nullptr);
 
+// Begins loading and initialising NVML on a thread of its own and returns at once: a caller
+// that will need NVML soon overlaps NVML's start (10-20 ms on an H100 host) with its own
+// work. Every NVML call here waits for that start; calling this again does nothing.
+void start_nvml();
+
 // What the health check reads from NVML, one optional per reading: absent where NVML
 // answers "not supported" (or fails) for the device.
 struct NvmlHealth {

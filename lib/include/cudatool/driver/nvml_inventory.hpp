@@ -6,9 +6,12 @@
 // orders GPUs by PCI bus.
 #pragma once
 
+#include <array>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cudatool {
@@ -31,8 +34,15 @@ struct NvmlInventory {
   std::vector<NvmlGpu> gpus;   // NVML's order (PCI bus)
 };
 
-// The inventory, or nullopt where NVML is unavailable or cannot count or name its GPUs.
-std::optional<NvmlInventory> nvml_inventory();
+// The names of the readings (NvmlGpu::readings), each one or two NVML queries per GPU.
+inline constexpr std::array<std::string_view, 4> kNvmlReadings = {"mig", "ecc", "compute_mode",
+                                                                  "display"};
+
+// The inventory with the named readings only (every one by default; none names the GPUs
+// only), or nullopt where NVML is unavailable or cannot count or name its GPUs. A caller that
+// needs one setting asks for that one: each query is an ioctl of its own.
+std::optional<NvmlInventory> nvml_inventory(
+    std::span<const std::string_view> readings = kNvmlReadings);
 
 // Whether `reading` is NVML's "not supported" (nvmlReturn_t 3): a setting the GPU does not
 // have, which cannot change while the driver and the GPU stay the same.
