@@ -16,6 +16,13 @@
 # thread-local variables are local-exec, R_X86_64_TPOFF32), which a shared object cannot
 # take, so auditwheel copies libre2.so into the wheel for the module.
 
+# A target with the property CUDATOOL_LINK_STATIC set (the cudatool executable of a build,
+# option CUDATOOL_STATIC_EXECUTABLE) links the static archives where this machine has them:
+# four fewer shared libraries to load and relocate, ~3 ms of every run's start on the H100
+# host (issue 24, bench/RESULTS.md). Everything else, and every consumer of the installed
+# package, links the shared libraries.
+set(cudatool_link_static "$<BOOL:$<TARGET_PROPERTY:CUDATOOL_LINK_STATIC>>")
+
 find_package(PkgConfig QUIET)
 set(CUDATOOL_DEPENDENCIES_MISSING "")
 
@@ -55,16 +62,26 @@ function(cudatool_dependency name header library pkg)
       INTERFACE_INCLUDE_DIRECTORIES "${CUDATOOL_${name}_INCLUDE_DIR}")
     return()
   endif()
-  add_library(cudatool_dep::${name} UNKNOWN IMPORTED)
+  find_library(CUDATOOL_${name}_STATIC_LIBRARY lib${library}.a
+               HINTS ${cudatool_pc_${name}_LIBRARY_DIRS})
+  add_library(cudatool_dep::${name} INTERFACE IMPORTED)
+  if(CUDATOOL_${name}_STATIC_LIBRARY)
+    set_target_properties(cudatool_dep::${name} PROPERTIES INTERFACE_LINK_LIBRARIES
+      "$<IF:${cudatool_link_static},${CUDATOOL_${name}_STATIC_LIBRARY},${CUDATOOL_${name}_LIBRARY}>")
+  else()
+    set_target_properties(cudatool_dep::${name} PROPERTIES
+      INTERFACE_LINK_LIBRARIES "${CUDATOOL_${name}_LIBRARY}")
+  endif()
   set_target_properties(cudatool_dep::${name} PROPERTIES
-    IMPORTED_LOCATION "${CUDATOOL_${name}_LIBRARY}"
     INTERFACE_INCLUDE_DIRECTORIES "${CUDATOOL_${name}_INCLUDE_DIR}")
 endfunction()
 
 cudatool_dependency(zstd zstd.h zstd libzstd)
 cudatool_dependency(lz4 lz4.h lz4 liblz4)
 if(NOT TARGET cudatool_dep::re2)
-  if(NOT CUDATOOL_STATIC_DEPENDENCIES)
+  # RE2's own CMake package names only its shared library: by its files instead where the
+  # executable may link it statically.
+  if(NOT CUDATOOL_STATIC_DEPENDENCIES AND NOT CUDATOOL_STATIC_EXECUTABLE)
     find_package(re2 CONFIG QUIET)
   endif()
   set(static_in_executables_only TRUE)
@@ -75,4 +92,27 @@ if(NOT TARGET cudatool_dep::re2)
     cudatool_dependency(re2 re2/re2.h re2 re2)
   endif()
   unset(static_in_executables_only)
+endif()
+
+# libcrypto (SHA-256) as cudatool_dep::crypto: OpenSSL::Crypto (found before this file is
+# included), or its static archive beside it for a target with CUDATOOL_LINK_STATIC.
+if(NOT TARGET cudatool_dep::crypto)
+  add_library(cudatool_dep::crypto INTERFACE IMPORTED)
+  set(cudatool_crypto_static "")
+  if(OPENSSL_CRYPTO_LIBRARY AND NOT CUDATOOL_STATIC_DEPENDENCIES)
+    get_filename_component(cudatool_crypto_dir "${OPENSSL_CRYPTO_LIBRARY}" DIRECTORY)
+    find_library(CUDATOOL_crypto_STATIC_LIBRARY libcrypto.a HINTS "${cudatool_crypto_dir}"
+                 NO_DEFAULT_PATH)
+    if(CUDATOOL_crypto_STATIC_LIBRARY)
+      set(cudatool_crypto_static "${CUDATOOL_crypto_STATIC_LIBRARY}")
+    endif()
+  endif()
+  if(cudatool_crypto_static)
+    set_target_properties(cudatool_dep::crypto PROPERTIES INTERFACE_LINK_LIBRARIES
+      "$<${cudatool_link_static}:${cudatool_crypto_static}>;$<$<NOT:${cudatool_link_static}>:OpenSSL::Crypto>")
+    set_target_properties(cudatool_dep::crypto PROPERTIES
+      INTERFACE_INCLUDE_DIRECTORIES "${OPENSSL_INCLUDE_DIR}")
+  else()
+    set_target_properties(cudatool_dep::crypto PROPERTIES INTERFACE_LINK_LIBRARIES OpenSSL::Crypto)
+  endif()
 endif()

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds the .deb packages with CPack into a temporary directory and checks their control
-# fields: the tool depends on libssl3 (libcrypto) and the C/C++ runtime, never on a CUDA or
-# NVIDIA library (those are opened at run time, and only suggested); the -dev package holds
-# the headers, the library, the CMake package and cudatool.pc.
+# fields: every shared library the tool needs (the C/C++ runtime; its other dependencies are
+# linked statically where their archives exist, CUDATOOL_STATIC_EXECUTABLE) comes from a
+# package in Depends, never a CUDA or NVIDIA library (those are opened at run time, and only
+# suggested); the -dev package holds the headers, the library, the CMake package and
+# cudatool.pc.
 # Usage: package_deb.sh BUILD_DIR
 set -euo pipefail
 build=$1
