@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
+#include "binary/byte_reader.hpp"
+#include "binary/fatbin.hpp"
 #include "cudatool/base/mapped_file.hpp"
 #include "cudatool/base/parallel.hpp"
-#include "cudatool/binary/byte_reader.hpp"
-#include "cudatool/binary/fatbin.hpp"
 
 namespace {
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <span>
 
+#include "binary/cubin_reader.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/binary/cubin.hpp"
 

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <span>
 
+#include "binary/archive.hpp"
+#include "binary/cubin_reader.hpp"
+#include "binary/elf.hpp"
 #include "cudatool/base/error.hpp"
-#include "cudatool/binary/archive.hpp"
-#include "cudatool/binary/cubin.hpp"
-#include "cudatool/binary/elf.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::uint8_t> bytes(data, size);

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <span>
 
+#include "binary/fatbin.hpp"
 #include "cudatool/base/error.hpp"
-#include "cudatool/binary/fatbin.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

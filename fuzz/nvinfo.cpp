@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <span>
 
+#include "binary/cubin_reader.hpp"
 #include "cudatool/base/error.hpp"
-#include "cudatool/binary/cubin.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const cudatool::ByteReader r(std::span<const std::uint8_t>(data, size), "fuzz");

@@ -2,7 +2,8 @@
 # Installs this build into a temporary prefix, then builds and runs a small program that
 # calls every public area against it twice, at the compiler's default C++ standard: through
 # find_package(cudatool CONFIG) and through pkg-config. Also checks that
-# the installed tree has the completions and schemas, and that nothing links a CUDA library.
+# the installed tree has the completions and schemas, that its headers are exactly the public
+# ones (lib/include), and that nothing links a CUDA library.
 # The library's package names neither nlohmann/json nor the CUDA toolkit (no public header
 # includes them): one consumer uses an nlohmann/json of another ABI than the library's, and,
 # given OTHER_NLOHMANN_INCLUDE (headers of another nlohmann/json version), consumers through
@@ -30,6 +31,19 @@ for f in bin/cudatool include/cudatool/base/sha256.hpp "$libdir/libcudatool.a" \
     share/doc/cudatool/copyright share/doc/cudatool/NOTICE share/doc/cudatool-dev/copyright; do
   [ -e "$prefix/$f" ] || { echo "not installed: $f" >&2; exit 1; }
 done
+# The installed headers are exactly the public ones, lib/include/cudatool; none of the
+# library's internal headers (lib/src/<folder>/*.hpp) is installed, and no public header has an
+# internal one's name.
+installed=$(cd "$prefix/include" && find cudatool -type f | LC_ALL=C sort)
+public=$(cd "$source/lib/include" && find cudatool -type f | LC_ALL=C sort)
+[ "$installed" = "$public" ] || {
+  echo "installed headers (>) differ from lib/include (<):"
+  diff <(echo "$public") <(echo "$installed")
+  exit 1
+} >&2
+internal=$(cd "$source/lib/src" && find . -name '*.hpp' | sed 's#^\./#cudatool/#' | LC_ALL=C sort)
+both=$(LC_ALL=C comm -12 <(echo "$installed") <(echo "$internal"))
+[ -z "$both" ] || { echo "installed, and internal in lib/src too: $both" >&2; exit 1; }
 
 # What the consumer must print: occupancy, SHA-256, the RE2 filter, a memory pool, a scan of
 # the build's nvcc-built objects (zstd and LZ4 entries) where nvcc built them (the counts

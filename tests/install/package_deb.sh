@@ -3,8 +3,8 @@
 # fields: every shared library the tool needs (the C/C++ runtime; its other dependencies are
 # linked statically where their archives exist, CUDATOOL_STATIC_EXECUTABLE) comes from a
 # package in Depends, never a CUDA or NVIDIA library (those are opened at run time, and only
-# suggested); the -dev package holds the headers, the library, the CMake package and
-# cudatool.pc.
+# suggested); the -dev package holds the headers (exactly the public ones), the library, the
+# CMake package and cudatool.pc.
 # Usage: package_deb.sh BUILD_DIR
 set -euo pipefail
 build=$1
@@ -74,6 +74,16 @@ for f in /usr/share/doc/cudatool-dev/copyright /include/cudatool/base/sha256.hpp
     /pkgconfig/cudatool.pc; do
   grep -qF "$f" <<<"$dev_contents" || { echo "$dev lacks $f" >&2; exit 1; }
 done
+# Its headers are exactly the public ones (lib/include/cudatool of the source tree the build
+# was configured from): no internal header (lib/src) is packaged.
+source=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+public=$(cd "$source/lib/include" && find cudatool -type f | LC_ALL=C sort)
+packaged=$(sed -n 's#.* \./usr/include/\(cudatool/.*[^/]\)$#\1#p' <<<"$dev_contents" | LC_ALL=C sort)
+[ "$packaged" = "$public" ] || {
+  echo "$dev: its headers (>) differ from lib/include (<):"
+  diff <(echo "$public") <(echo "$packaged")
+  exit 1
+} >&2
 # Distinct summaries (the first line of each Description).
 summary_tool=$(field "$tool" Description | head -1) summary_dev=$(field "$dev" Description | head -1)
 [ "$summary_tool" != "$summary_dev" ] || { echo "both packages are summarised '$summary_tool'" >&2; exit 1; }

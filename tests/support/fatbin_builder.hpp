@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cudatool/binary/fatbin.hpp"
+#include "binary/fatbin.hpp"
 
 namespace cudatool::testing {
 

@@ -1,4 +1,4 @@
-#include "cudatool/binary/archive.hpp"
+#include "binary/archive.hpp"
 
 #include <cstring>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "cudatool/binary/byte_reader.hpp"
+#include "binary/byte_reader.hpp"
 
 #include <cstdio>
 

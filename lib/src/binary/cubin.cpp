@@ -9,8 +9,9 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "binary/cubin_reader.hpp"
+#include "binary/elf.hpp"
 #include "cudatool/base/error.hpp"
-#include "cudatool/binary/elf.hpp"
 
 namespace cudatool {
 namespace {

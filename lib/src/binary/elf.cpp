@@ -1,4 +1,4 @@
-#include "cudatool/binary/elf.hpp"
+#include "binary/elf.hpp"
 
 #include <cstring>
 #include <string>

@@ -1,4 +1,4 @@
-#include "cudatool/binary/fatbin.hpp"
+#include "binary/fatbin.hpp"
 
 #include <lz4.h>
 #include <zstd.h>

@@ -10,13 +10,14 @@
 #include <set>
 #include <system_error>
 
+#include "binary/archive.hpp"
+#include "binary/cubin_reader.hpp"
+#include "binary/elf.hpp"
+#include "binary/fatbin.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/mapped_file.hpp"
 #include "cudatool/base/parallel.hpp"
 #include "cudatool/base/text.hpp"
-#include "cudatool/binary/archive.hpp"
-#include "cudatool/binary/elf.hpp"
-#include "cudatool/binary/fatbin.hpp"
 
 namespace cudatool {
 namespace {

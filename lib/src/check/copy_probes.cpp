@@ -10,6 +10,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/units.hpp"
 #include "device/current_context.hpp"
+#include "driver/nvml_queries.hpp"
 
 namespace cudatool::check::detail {
 

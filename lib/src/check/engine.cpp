@@ -14,6 +14,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/check/check.hpp"
 #include "cudatool/driver/driver_release.hpp"
+#include "driver/nvml_queries.hpp"
 
 namespace cudatool::check {
 namespace {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "check/probes.hpp"
+#include "driver/nvml_queries.hpp"
 
 namespace cudatool::check::detail {
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "check/probes.hpp"
+#include "driver/nvml_queries.hpp"
 
 namespace cudatool::check::detail {
 namespace {

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <utility>
 
+#include "binary/cubin_reader.hpp"
 #include "cudatool/base/sha256.hpp"
 #include "driver/driver_api.hpp"
 

@@ -27,11 +27,11 @@
 #include "cudatool/base/test_hooks.hpp"
 #include "cudatool/device/attributes.hpp"
 #include "cudatool/device/device.hpp"
-#include "cudatool/driver/nvml.hpp"
-#include "cudatool/driver/nvml_inventory.hpp"
 #include "device/cached_answers.hpp"
 #include "device/cuda_attribute.hpp"
 #include "driver/driver_api.hpp"
+#include "driver/nvml_inventory.hpp"
+#include "driver/nvml_queries.hpp"
 
 namespace cudatool {
 namespace {

@@ -9,6 +9,7 @@
 #include "cudatool/driver/driver_release.hpp"
 #include "device/cuda_attribute.hpp"
 #include "driver/driver_api.hpp"
+#include "driver/nvml_queries.hpp"
 
 namespace cudatool {
 

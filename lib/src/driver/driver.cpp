@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "cudatool/base/text.hpp"
-#include "cudatool/driver/dynamic_library.hpp"
+#include "driver/dynamic_library.hpp"
 
 namespace cudatool::driver {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "cudatool/base/file_io.hpp"
 #include "cudatool/base/test_hooks.hpp"
-#include "cudatool/driver/nvml.hpp"
+#include "driver/nvml_queries.hpp"
 
 namespace cudatool {
 namespace {

@@ -1,4 +1,4 @@
-#include "cudatool/driver/dynamic_library.hpp"
+#include "driver/dynamic_library.hpp"
 
 #include <dlfcn.h>
 #include <sys/stat.h>

@@ -10,7 +10,8 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
-#include "cudatool/driver/dynamic_library.hpp"
+#include "driver/dynamic_library.hpp"
+#include "driver/nvml_queries.hpp"
 #include "driver/nvml_symbol.hpp"
 
 namespace cudatool {

@@ -1,4 +1,4 @@
-#include "cudatool/driver/nvml_inventory.hpp"
+#include "driver/nvml_inventory.hpp"
 
 #include <cstring>
 

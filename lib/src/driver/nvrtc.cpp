@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "cudatool/base/error.hpp"
-#include "cudatool/driver/dynamic_library.hpp"
+#include "driver/dynamic_library.hpp"
 
 namespace cudatool::nvrtc {
 namespace {

@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 
+#include "binary/cubin_reader.hpp"
 #include "compile_corpus.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/binary/cubin.hpp"

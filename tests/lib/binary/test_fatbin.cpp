@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "binary/archive.hpp"
+#include "binary/byte_reader.hpp"
+#include "binary/elf.hpp"
+#include "binary/fatbin.hpp"
 #include "cudatool/base/error.hpp"
-#include "cudatool/binary/archive.hpp"
-#include "cudatool/binary/byte_reader.hpp"
-#include "cudatool/binary/elf.hpp"
-#include "cudatool/binary/fatbin.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
 #include "fatbin_builder.hpp"
 

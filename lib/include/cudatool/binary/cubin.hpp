@@ -35,14 +35,12 @@
 
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "cudatool/base/arch.hpp"
-#include "cudatool/binary/byte_reader.hpp"
 
 namespace cudatool {
 
@@ -83,23 +81,5 @@ struct CubinInfo {
 
 // Throws UsageError("not a CUBIN: ...") for anything that is not a well-formed CUDA ELF64.
 CubinInfo read_cubin(std::span<const std::uint8_t> image);
-// The same, with errors naming the reader's source and offsets.
-CubinInfo read_cubin_image(const ByteReader& image);
-
-// Calls fn(attribute, format, value, payload) for every record of a .nv.info section:
-// EIFMT_SVAL (4) records carry a payload, the others a value in the header. Throws through
-// the reader for a record that runs past the section.
-void for_each_nv_info_attribute(
-    const ByteReader& section,
-    const std::function<void(std::uint8_t attribute, std::uint8_t format, std::uint16_t value,
-                             std::span<const std::uint8_t> payload)>& fn);
-
-// abi::__cxa_demangle, or `name` unchanged when it is not a mangled C++ name. A static
-// kernel's name under -rdc, __nv_static_<N>_<N characters naming the file>_<mangled name>,
-// demangles as its mangled part does (as cu++filt shows it).
-std::string demangle(const std::string& name);
-
-// The register-limited block size on the target (see above); 0 for more than 255.
-int register_limited_block_size(int num_regs);
 
 }  // namespace cudatool

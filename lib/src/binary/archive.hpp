@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cudatool/binary/byte_reader.hpp"
+#include "binary/byte_reader.hpp"
 
 namespace cudatool {
 

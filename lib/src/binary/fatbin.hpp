@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "binary/byte_reader.hpp"
 #include "cudatool/base/arch.hpp"
-#include "cudatool/binary/byte_reader.hpp"
 
 namespace cudatool {
 

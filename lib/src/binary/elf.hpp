@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cudatool/binary/byte_reader.hpp"
+#include "binary/byte_reader.hpp"
 
 namespace cudatool {
 

@@ -1,0 +1,37 @@
+// The CUBIN reader's internal entry points (the public read_cubin is in
+// cudatool/binary/cubin.hpp): reading an image through a ByteReader, so that errors name the
+// reader's source and offsets (kernel_scan.cpp), walking a .nv.info section, and the
+// demangler and register rule the reader applies.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+
+#include "binary/byte_reader.hpp"
+#include "cudatool/binary/cubin.hpp"
+
+namespace cudatool {
+
+// read_cubin, with errors naming the reader's source and offsets.
+CubinInfo read_cubin_image(const ByteReader& image);
+
+// Calls fn(attribute, format, value, payload) for every record of a .nv.info section:
+// EIFMT_SVAL (4) records carry a payload, the others a value in the header. Throws through
+// the reader for a record that runs past the section.
+void for_each_nv_info_attribute(
+    const ByteReader& section,
+    const std::function<void(std::uint8_t attribute, std::uint8_t format, std::uint16_t value,
+                             std::span<const std::uint8_t> payload)>& fn);
+
+// abi::__cxa_demangle, or `name` unchanged when it is not a mangled C++ name. A static
+// kernel's name under -rdc, __nv_static_<N>_<N characters naming the file>_<mangled name>,
+// demangles as its mangled part does (as cu++filt shows it).
+std::string demangle(const std::string& name);
+
+// The register-limited block size on the target (see max_threads_per_block in
+// cudatool/binary/cubin.hpp); 0 for more than 255.
+int register_limited_block_size(int num_regs);
+
+}  // namespace cudatool
