@@ -8,6 +8,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -42,9 +43,26 @@ class JsonStream {
 
   // An object's member name; the value follows.
   JsonStream& key(std::string_view name) {
-    next_line();
-    string_text(name);
-    out_ += ": ";
+    // The common case (a short plain name, not deep) as one append: the comma, the line
+    // break, the indent, the quoted name and ": " (a 45,000-kernel document has a million
+    // keys).
+    const std::size_t indent = 2 * static_cast<std::size_t>(depth_);
+    char line[96];
+    if (indent <= kMaxIndent && name.size() <= sizeof line - kMaxIndent - 6 && is_plain(name)) {
+      const std::size_t lead = first_ ? 1 : 2;  // "\n" or ",\n"
+      std::size_t n = lead + indent;
+      std::memcpy(line, kLineBreak.data() + 2 - lead, n);
+      line[n++] = '"';
+      std::memcpy(line + n, name.data(), name.size());
+      n += name.size();
+      std::memcpy(line + n, "\": ", 3);
+      out_.append(line, n + 3);
+      first_ = false;
+    } else {
+      next_line();
+      string_text(name);
+      out_ += ": ";
+    }
     pending_key_ = true;
     return *this;
   }
@@ -58,7 +76,7 @@ class JsonStream {
   JsonStream& value(const std::string& text) { return value(std::string_view(text)); }
   JsonStream& value(bool b) {
     before_value();
-    out_ += b ? "true" : "false";
+    out_.append(b ? std::string_view("true") : std::string_view("false"));
     return *this;
   }
   JsonStream& value(std::nullptr_t) {
@@ -93,17 +111,34 @@ class JsonStream {
     return text.empty() ? member(name, nullptr) : member(name, text);
   }
 
+  // True where the text is written as it is between quotes: no control character, quote,
+  // backslash, DEL or byte above 0x7f (bytes that nlohmann escapes or checks as UTF-8).
+  // Eight bytes at a time (the kernels' names are most of a kernels document): a byte
+  // below 0x20, or equal to '"', '\\' or 0x7f, is a zero byte of w - 0x20.., w ^ '"'..,
+  // w ^ '\\'.. or w ^ 0x7f.. (the exact test for a zero byte), and one above 0x7f has
+  // its top bit set.
+  static bool is_plain(std::string_view text) {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+    const auto has_zero = [](std::uint64_t w) { return (w - kOnes) & ~w & kHigh; };
+    const char* p = text.data();
+    std::size_t left = text.size();
+    for (; left >= 8; p += 8, left -= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p, sizeof w);
+      if (((w - 0x20 * kOnes) & ~w & kHigh) | (w & kHigh) | has_zero(w ^ ('"' * kOnes)) |
+          has_zero(w ^ ('\\' * kOnes)) | has_zero(w ^ (0x7f * kOnes)))
+        return false;
+    }
+    for (; left > 0; ++p, --left) {
+      const auto u = static_cast<unsigned char>(*p);
+      if (u < 0x20 || u >= 0x7f || u == '"' || u == '\\') return false;
+    }
+    return true;
+  }
+
   // A JSON string's text, quotes included, as nlohmann writes it.
   static void append_string(std::string& out, std::string_view text) {
-    bool plain = true;
-    for (const char c : text) {
-      const auto u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
-        plain = false;
-        break;
-      }
-    }
-    if (plain) {
+    if (is_plain(text)) {
       out += '"';
       out += text;
       out += '"';
@@ -114,6 +149,12 @@ class JsonStream {
   }
 
  private:
+  // ",\n" and the deepest indent key() writes in one piece.
+  static constexpr std::size_t kMaxIndent = 32;
+  static constexpr std::string_view kLineBreak =
+      ",\n                                ";  // 2 + kMaxIndent characters
+  static_assert(kLineBreak.size() == 2 + kMaxIndent);
+
   JsonStream& open(char bracket) {
     before_value();
     out_ += bracket;
@@ -124,8 +165,13 @@ class JsonStream {
   JsonStream& close(char bracket) {
     --depth_;
     if (!first_) {
-      out_ += '\n';
-      out_.append(2 * static_cast<std::size_t>(depth_), ' ');
+      const std::size_t indent = 2 * static_cast<std::size_t>(depth_);
+      if (indent <= kMaxIndent) {
+        out_.append(kLineBreak.data() + 1, 1 + indent);
+      } else {
+        out_ += '\n';
+        out_.append(indent, ' ');
+      }
     }
     out_ += bracket;
     first_ = false;
@@ -139,9 +185,15 @@ class JsonStream {
       next_line();
   }
   void next_line() {
-    if (!first_) out_ += ',';
-    out_ += '\n';
-    out_.append(2 * static_cast<std::size_t>(depth_), ' ');
+    const std::size_t indent = 2 * static_cast<std::size_t>(depth_);
+    if (indent <= kMaxIndent) {
+      const std::size_t lead = first_ ? 1 : 2;
+      out_.append(kLineBreak.data() + 2 - lead, lead + indent);
+    } else {
+      if (!first_) out_ += ',';
+      out_ += '\n';
+      out_.append(indent, ' ');
+    }
     first_ = false;
   }
   void string_text(std::string_view text) { append_string(out_, text); }

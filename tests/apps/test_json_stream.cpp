@@ -110,6 +110,40 @@ TEST(JsonStream, WritesWhatNlohmannWritesForRandomDocuments) {
   }
 }
 
+// The plain-text test reads eight bytes at a time: each byte that must be escaped or
+// checked as UTF-8, at every position of strings up to three words long, as a value and as
+// a key; keys longer than the one-append path takes, and nesting deeper than its indent.
+TEST(JsonStream, EscapesEveryOddByteAtEveryPositionAndDeepOrLongKeys) {
+  const std::string odd[] = {"\x00", "\x01", "\x1f",     "\"",  "\\",
+                             "\x7f", "\x80", "\xc3\xa9", "\xff"};
+  const std::string fine = "azAZ09 !#/~_.:";  // bytes 0x20-0x7e that are written as they are
+  for (std::size_t length = 0; length <= 24; ++length) {
+    std::string base;
+    for (std::size_t i = 0; i < length; ++i) base += fine[i % fine.size()];
+    nlohmann::json doc = nlohmann::json::object();
+    doc[base] = base;
+    for (std::size_t at = 0; at < length; ++at)
+      for (const std::string& o : odd) {
+        std::string s = base;
+        s.replace(at, 1, o);
+        doc["v" + std::to_string(at) + s] = s;
+        doc[s + "k"] = nlohmann::json::array({s});
+      }
+    std::string text;
+    JsonStream out(text);
+    write(out, doc);
+    ASSERT_EQ(text, nlohmann_text(doc)) << "length " << length;
+  }
+  nlohmann::json deep = {
+      {std::string(200, 'k'), 1}, {std::string(58, 'x'), 2}, {std::string(59, 'y'), 3}};
+  for (int depth = 0; depth < 20; ++depth)
+    deep = {{"level" + std::to_string(depth), deep}, {"z", nlohmann::json::array({depth, "a"})}};
+  std::string text;
+  JsonStream out(text);
+  write(out, deep);
+  EXPECT_EQ(text, nlohmann_text(deep));
+}
+
 TEST(JsonStream, EmptyContainersAndTopLevelScalars) {
   for (const nlohmann::json& j :
        {nlohmann::json::object(), nlohmann::json::array(), nlohmann::json(nullptr),
