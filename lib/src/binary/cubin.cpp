@@ -113,6 +113,20 @@ std::string demangle(const std::string& name) {
   return status == 0 && text ? std::string(text.get()) : name;
 }
 
+std::string DemangleCache::demangle(const std::string& name) {
+  // Names that are not mangled come back as they are, at no cost worth keeping.
+  if (name.rfind("_Z", 0) != 0 && name.rfind("__nv_static_", 0) != 0) return name;
+  Shard& shard = shards_[name.size() % shards_.size()];
+  {
+    const std::lock_guard<std::mutex> lock(shard.mutex);
+    if (const auto it = shard.names.find(name); it != shard.names.end()) return it->second;
+  }
+  std::string text = cudatool::demangle(name);
+  const std::lock_guard<std::mutex> lock(shard.mutex);
+  shard.names.emplace(name, text);
+  return text;
+}
+
 int register_limited_block_size(int num_regs) {
   if (num_regs <= 0) return kMaxThreadsPerBlock;
   if (num_regs > 255) return 0;
@@ -126,7 +140,7 @@ CubinInfo read_cubin(std::span<const std::uint8_t> image) {
   return read_cubin_image(ByteReader(image, ""));
 }
 
-CubinInfo read_cubin_image(const ByteReader& r) {
+CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
   if (r.size() < 64 || !ElfFile::is_elf(r.all())) malformed(r, "no ELF header");
   std::optional<ElfFile> parsed;
   try {
@@ -197,7 +211,7 @@ CubinInfo read_cubin_image(const ByteReader& r) {
     KernelResources k;
     KernelBounds bounds;
     k.name = std::string(sym.name);
-    k.demangled = demangle(k.name);
+    k.demangled = names ? names->demangle(k.name) : demangle(k.name);
     const auto found = by_symbol.find(static_cast<std::uint32_t>(i));
     const Attributes attributes = found == by_symbol.end() ? Attributes{} : found->second;
     std::optional<std::uint32_t> regs = attributes.regcount;

@@ -4,18 +4,38 @@
 // demangler and register rule the reader applies.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <span>
 #include <string>
+#include <unordered_map>
 
 #include "binary/byte_reader.hpp"
 #include "cudatool/binary/cubin.hpp"
 
 namespace cudatool {
 
-// read_cubin, with errors naming the reader's source and offsets.
-CubinInfo read_cubin_image(const ByteReader& image);
+// demangle() (below) for the many images of one scan: a library holds each kernel once per
+// architecture (libcublasLt.so.13: 31,574 mangled names, a third of them distinct), and
+// __cxa_demangle costs about 20,000 instructions a name. Safe to share between threads; it
+// holds every name it has seen until it is destroyed.
+class DemangleCache {
+ public:
+  std::string demangle(const std::string& name);
+
+ private:
+  struct Shard {
+    std::mutex mutex;
+    std::unordered_map<std::string, std::string> names;  // mangled -> demangled
+  };
+  std::array<Shard, 16> shards_;  // chosen by the name's length, so that threads rarely wait
+};
+
+// read_cubin, with errors naming the reader's source and offsets; names demangled through
+// `names` where given.
+CubinInfo read_cubin_image(const ByteReader& image, DemangleCache* names = nullptr);
 
 // Calls fn(attribute, format, value, payload) for every record of a .nv.info section:
 // EIFMT_SVAL (4) records carry a payload, the others a value in the header. Throws through

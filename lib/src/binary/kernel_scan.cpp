@@ -130,7 +130,8 @@ class Scanner {
       if (!stored) entry_read(job);
       CubinInfo info =
           read_cubin_image(ByteReader(contents, *job.source + " (" + job.entry.arch.str() +
-                                                    " image at " + hex(job.entry.offset) + ")"));
+                                                    " image at " + hex(job.entry.offset) + ")"),
+                           &names_);
       if (stored) entry_read(job);
       // Each job writes its own image's flag (no other thread touches that image), before
       // on_image sees it.
@@ -342,6 +343,7 @@ class Scanner {
   std::vector<EntryExtent> entry_extents_;
   mutable std::atomic<std::uint64_t> entry_bytes_read_{0};
   std::deque<std::string> sources_;  // the jobs' file names (a deque: they never move)
+  DemangleCache names_;              // shared by the workers
 };
 
 }  // namespace

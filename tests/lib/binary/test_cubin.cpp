@@ -6,11 +6,14 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <span>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "binary/cubin_reader.hpp"
 #include "compile_corpus.hpp"
@@ -184,6 +187,34 @@ TEST(CubinNvcc, NvccResourceUsageAgreesWithTheCubin) {
     }
   }
   EXPECT_EQ(checked, 4 + 1 + 4);
+}
+
+// The scan's cache gives what demangle gives, for a name seen once or many times, from
+// several threads at once, mangled, static (-rdc) or plain.
+TEST(DemangleCache, GivesWhatDemangleGivesFromEveryThread) {
+  const std::vector<std::string> names = {
+      "_Z5scaleIfLi4EEvPT_S0_i",
+      "_Z9tile_copyIdEvPKT_PS0_i",
+      "saxpy",
+      "_Z",
+      "_Znot a name",
+      "__nv_static_16__0c6ea2b8_4_a_cu__Z2k1Pi",
+      "__nv_static_garbage",
+      "",
+      "_ZN7cutlass6KernelI48cutlass_80_simt_sgemm_grouped_128x128_8x4_align1EEvNT_6ParamsE"};
+  DemangleCache cache;
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int round = 0; round < 50; ++round)
+        for (const std::string& name : names)
+          if (cache.demangle(name) != demangle(name)) ++wrong;
+    });
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(cache.demangle("_Z5scaleIfLi4EEvPT_S0_i"), "void scale<float, 4>(float*, float, int)");
+  EXPECT_EQ(cache.demangle("__nv_static_16__0c6ea2b8_4_a_cu__Z2k1Pi"), "k1(int*)");
 }
 
 TEST(CubinReader, RegisterLimitedBlockSizeFollowsTheHardwareRule) {
