@@ -167,13 +167,34 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
   // sm_100+ CUBINs carry .nv.merc.* copies of sections (for another code generator); only
   // the first occurrence of each name counts, and .nv.merc.* names never match the names
   // looked up below, so nothing is counted twice.
-  std::unordered_map<std::string_view, const ElfSection*> by_name;
-  by_name.reserve(elf.sections().size());
-  for (const ElfSection& s : elf.sections()) by_name.emplace(s.name, &s);
-  const auto find = [&](std::string_view name) -> const ElfSection* {
-    auto it = by_name.find(name);
-    return it == by_name.end() ? nullptr : it->second;
+  // The sections looked up by name: the module's own two, and each kernel's three, kept by
+  // the kernel's name (the section name less its prefix), so that a kernel is one lookup
+  // and no name is put together to look for.
+  const ElfSection* module_info = nullptr;  // .nv.info
+  const ElfSection* constant3 = nullptr;    // .nv.constant3
+  struct KernelSections {
+    const ElfSection* text = nullptr;    // .text.<kernel>
+    const ElfSection* info = nullptr;    // .nv.info.<kernel>
+    const ElfSection* shared = nullptr;  // .nv.shared.<kernel>
   };
+  std::unordered_map<std::string_view, KernelSections> by_kernel;
+  by_kernel.reserve(elf.sections().size() / 2);
+  for (const ElfSection& s : elf.sections()) {
+    const auto first = [&](const ElfSection*& slot) {
+      if (!slot) slot = &s;
+    };
+    const std::string_view name = s.name;
+    if (name.starts_with(".text."))
+      first(by_kernel[name.substr(6)].text);
+    else if (name.starts_with(".nv.info."))
+      first(by_kernel[name.substr(9)].info);
+    else if (name.starts_with(".nv.shared."))
+      first(by_kernel[name.substr(11)].shared);
+    else if (name == ".nv.info")
+      first(module_info);
+    else if (name == ".nv.constant3")
+      first(constant3);
+  }
 
   std::vector<ElfSymbol> symbols;
   try {
@@ -183,14 +204,16 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
   }
   if (symbols.empty()) malformed(r, "no symbol table");
 
-  std::unordered_map<std::uint32_t, Attributes> by_symbol;
-  if (const ElfSection* s = find(".nv.info")) {
+  // By symbol index; attributes of symbols past the table are of no kernel.
+  std::vector<Attributes> by_symbol(symbols.size());
+  if (module_info) {
     for_each_nv_info_attribute(
-        elf.section_reader(*s), [&](std::uint8_t attribute, std::uint8_t, std::uint16_t,
-                                    std::span<const std::uint8_t> payload) {
+        elf.section_reader(*module_info), [&](std::uint8_t attribute, std::uint8_t, std::uint16_t,
+                                              std::span<const std::uint8_t> payload) {
           if (payload.size() < 8) return;
           // (symbol, value), little-endian, inside the payload's 8 bytes or more.
           const std::uint32_t symbol = le32(payload.data()), value = le32(payload.data() + 4);
+          if (symbol >= by_symbol.size()) return;
           if (attribute == kAttrRegcount) by_symbol[symbol].regcount = value;
           if (attribute == kAttrFrameSize) by_symbol[symbol].frame_size = value;
           if (attribute == kAttrMinStackSize) by_symbol[symbol].min_stack_size = value;
@@ -198,12 +221,11 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
   }
 
   int const_size = 0;
-  if (const ElfSection* s = find(".nv.constant3")) const_size = clamp_int(s->size);
+  if (constant3) const_size = clamp_int(constant3->size);
   info.relocatable = elf.type() == kElfRelocatable;
   const bool reserve_in_window =
       !info.relocatable && info.arch.number() >= kFirstSmWithReserveInWindow;
 
-  std::string key;
   for (std::size_t i = 0; i < symbols.size(); ++i) {
     const ElfSymbol& sym = symbols[i];
     if ((sym.info & 0xf) != kFunc || (sym.other & kEntryOther) == 0) continue;
@@ -212,18 +234,17 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
     KernelBounds bounds;
     k.name = std::string(sym.name);
     k.demangled = names ? names->demangle(k.name) : demangle(k.name);
-    const auto found = by_symbol.find(static_cast<std::uint32_t>(i));
-    const Attributes attributes = found == by_symbol.end() ? Attributes{} : found->second;
+    const Attributes& attributes = by_symbol[i];
+    const auto sections = by_kernel.find(sym.name);
+    const KernelSections own = sections == by_kernel.end() ? KernelSections{} : sections->second;
     std::optional<std::uint32_t> regs = attributes.regcount;
     if (!regs) {
       // Hand-written kernels: the register count is the top byte of .text.<kernel>'s sh_info.
-      key = ".text." + k.name;
-      if (const ElfSection* text = find(key)) regs = text->info >> 24;
+      if (own.text) regs = own.text->info >> 24;
     }
     if (!regs) malformed(r, "kernel " + k.name + " has no EIATTR_REGCOUNT");
-    key = ".nv.info." + k.name;
-    if (const ElfSection* s = find(key)) {
-      for_each_nv_info_attribute(elf.section_reader(*s),
+    if (own.info) {
+      for_each_nv_info_attribute(elf.section_reader(*own.info),
                                  [&](std::uint8_t attribute, std::uint8_t, std::uint16_t value,
                                      std::span<const std::uint8_t> payload) {
                                    switch (attribute) {
@@ -257,9 +278,8 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
       k.local_size_bytes = clamp_int(attributes.min_stack_size.value_or(
           info.relocatable ? 0 : attributes.frame_size.value_or(0)));
     }
-    key = ".nv.shared." + k.name;
-    if (const ElfSection* s = find(key)) {
-      std::uint64_t size = s->size;
+    if (own.shared) {
+      std::uint64_t size = own.shared->size;
       if (reserve_in_window) size -= std::min<std::uint64_t>(size, kReservedSharedPerBlock);
       k.shared_size_bytes = clamp_int(size);
     }
