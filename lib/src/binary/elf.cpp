@@ -34,20 +34,22 @@ ElfFile::ElfFile(ByteReader reader) : reader_(std::move(reader)) {
   if (shstrndx == 0xffff) shstrndx = r.u32(shoff + 40, "section header 0 (extended index)");
   if (shnum > r.size() / shentsize)
     r.fail(60, "section count " + std::to_string(shnum) + " cannot fit in the file");
-  r.bytes(shoff, shnum * shentsize, "section header table");
+  // The whole table is checked here, so its fields are read without a check each.
+  const std::uint8_t* const table =
+      r.bytes(shoff, shnum * shentsize, "section header table").data();
   sections_.resize(static_cast<std::size_t>(shnum));
   std::vector<std::uint32_t> name_offsets(sections_.size());
   for (std::size_t i = 0; i < sections_.size(); ++i) {
-    const std::uint64_t h = shoff + i * shentsize;
+    const std::uint8_t* const h = table + i * shentsize;
     ElfSection& s = sections_[i];
-    name_offsets[i] = r.u32(h, "sh_name");
-    s.type = r.u32(h + 4, "sh_type");
-    s.flags = r.u64(h + 8, "sh_flags");
-    s.offset = r.u64(h + 24, "sh_offset");
-    s.size = r.u64(h + 32, "sh_size");
-    s.link = r.u32(h + 40, "sh_link");
-    s.info = r.u32(h + 44, "sh_info");
-    s.entsize = r.u64(h + 56, "sh_entsize");
+    name_offsets[i] = ByteReader::load_le<std::uint32_t>(h);  // sh_name
+    s.type = ByteReader::load_le<std::uint32_t>(h + 4);
+    s.flags = ByteReader::load_le<std::uint64_t>(h + 8);
+    s.offset = ByteReader::load_le<std::uint64_t>(h + 24);
+    s.size = ByteReader::load_le<std::uint64_t>(h + 32);
+    s.link = ByteReader::load_le<std::uint32_t>(h + 40);
+    s.info = ByteReader::load_le<std::uint32_t>(h + 44);
+    s.entsize = ByteReader::load_le<std::uint64_t>(h + 56);
     if (s.has_contents() && !r.contains(s.offset, s.size))  // the message made only then
       r.past_end(s.offset, s.size, "section " + std::to_string(i) + "'s contents");
   }
@@ -94,15 +96,16 @@ std::vector<ElfSymbol> ElfFile::symbols() const {
   const ByteReader table = section_reader(*symtab);
   const std::uint64_t count = symtab->size / symtab->entsize;
   symbols.resize(static_cast<std::size_t>(count));
+  // Every entry (entsize >= 24 bytes, count of them) lies inside the table.
   for (std::size_t i = 0; i < symbols.size(); ++i) {
-    const std::uint64_t e = i * symtab->entsize;
+    const std::uint8_t* const e = table.all().data() + i * symtab->entsize;
     ElfSymbol& sym = symbols[i];
-    sym.name = strings.c_string(table.u32(e, "st_name"), "symbol name");
-    sym.info = table.u8(e + 4, "st_info");
-    sym.other = table.u8(e + 5, "st_other");
-    sym.section = table.u16(e + 6, "st_shndx");
-    sym.value = table.u64(e + 8, "st_value");
-    sym.size = table.u64(e + 16, "st_size");
+    sym.name = strings.c_string(ByteReader::load_le<std::uint32_t>(e), "symbol name");  // st_name
+    sym.info = e[4];
+    sym.other = e[5];
+    sym.section = ByteReader::load_le<std::uint16_t>(e + 6);
+    sym.value = ByteReader::load_le<std::uint64_t>(e + 8);
+    sym.size = ByteReader::load_le<std::uint64_t>(e + 16);
   }
   return symbols;
 }
