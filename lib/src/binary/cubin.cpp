@@ -3,8 +3,11 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdlib>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
@@ -177,7 +180,11 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
     const ElfSection* info = nullptr;    // .nv.info.<kernel>
     const ElfSection* shared = nullptr;  // .nv.shared.<kernel>
   };
-  std::unordered_map<std::string_view, KernelSections> by_kernel;
+  // Its nodes come from a buffer on the stack (and from the heap, in blocks, past it):
+  // one malloc and free per node were most of the reader's allocations.
+  std::array<std::byte, 16384> node_space;
+  std::pmr::monotonic_buffer_resource nodes(node_space.data(), node_space.size());
+  std::pmr::unordered_map<std::string_view, KernelSections> by_kernel(&nodes);
   by_kernel.reserve(elf.sections().size() / 2);
   for (const ElfSection& s : elf.sections()) {
     const auto first = [&](const ElfSection*& slot) {
@@ -226,10 +233,18 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
   const bool reserve_in_window =
       !info.relocatable && info.arch.number() >= kFirstSmWithReserveInWindow;
 
+  const auto is_kernel = [](const ElfSymbol& sym) {
+    // Not an undefined one: a kernel of another image, launched here.
+    return (sym.info & 0xf) == kFunc && (sym.other & kEntryOther) != 0 &&
+           sym.section != kUndefinedSection;
+  };
+  const auto kernels =
+      static_cast<std::size_t>(std::count_if(symbols.begin(), symbols.end(), is_kernel));
+  info.kernels.reserve(kernels);
+  info.bounds.reserve(kernels);
   for (std::size_t i = 0; i < symbols.size(); ++i) {
     const ElfSymbol& sym = symbols[i];
-    if ((sym.info & 0xf) != kFunc || (sym.other & kEntryOther) == 0) continue;
-    if (sym.section == kUndefinedSection) continue;  // a kernel of another image, launched here
+    if (!is_kernel(sym)) continue;
     KernelResources k;
     KernelBounds bounds;
     k.name = std::string(sym.name);
