@@ -9,6 +9,9 @@
 #   FLOOR=PATH bench_zstd_floor (default: build/bench/bench_zstd_floor beside CUDATOOL's
 #              build): decompression alone on the same CPUs, the floor under any tool that
 #              reads every entry, and the largest ratio it leaves against cuobjdump
+#   ONE_THREAD=N  then N interleaved rounds of `kernels --json --jobs 1` and the floor on
+#              one thread: cudatool's user time against the floor's CPU time (issue 19:
+#              within 10%)
 set -euo pipefail
 cudatool=${1:-build/apps/cudatool/cudatool}
 file=${2:-${CUDA_HOME:-/usr/local/cuda}/lib64/libcublasLt.so.13}
@@ -68,4 +71,19 @@ if [[ -x $floor ]]; then
   fi
 else
   echo "(no bench_zstd_floor at $floor: the decompression floor is not measured)"
+fi
+
+# One thread: cudatool's user time against decompression alone (the floor's CPU seconds,
+# every thread's, per iteration), round by round, medians.
+if [[ -n ${ONE_THREAD:-} && -x $floor ]]; then
+  for ((r = 0; r < ONE_THREAD; ++r)); do
+    CUDATOOL_BENCH_FILE=$file "${pin[@]}" "$floor" --benchmark_filter="BM_DecompressEveryEntry/1/" 2>/dev/null |
+      grep -o 'cpu_s=[0-9.]*' | cut -d= -f2 >>"$tmp/floor1"
+    "${pin[@]}" /usr/bin/time -f '%U %S' -a -o "$tmp/one" $cudatool kernels --json --jobs 1 "$file" >/dev/null
+  done
+  f=$(sort -n "$tmp/floor1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+  u=$(sort -n "$tmp/one" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+  s=$(sort -n -k2 "$tmp/one" | awk '{v[NR]=$2} END {print v[int((NR+1)/2)]}')
+  awk -v f="$f" -v u="$u" -v s="$s" -v n="$ONE_THREAD" 'BEGIN {
+    printf "one thread, %d rounds, medians: cudatool --jobs 1 user %.3f s (system %.3f s); decompression alone %.3f CPU-s; user / floor %.2fx\n", n, u, s, f, u / f }'
 fi
