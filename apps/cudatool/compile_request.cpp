@@ -112,9 +112,9 @@ CompileRequest compile_request(const CompileFlags& flags, const ProjectFlags* pr
 
 std::vector<Arch> target_archs(const CompileFlags& flags, const ProjectFlags* project) {
   std::vector<Arch> archs;
-  auto add = [&](const std::string& text) {
-    const Arch arch = Arch::parse(text, "--arch");
-    check_supported(arch, "--arch");
+  // `source`: where the target came from, as check_supported names it.
+  auto add = [&](const Arch& arch, const std::string& source) {
+    check_supported(arch, source);
     for (const auto& a : archs)
       if (a == arch) return;
     archs.push_back(arch);
@@ -123,7 +123,7 @@ std::vector<Arch> target_archs(const CompileFlags& flags, const ProjectFlags* pr
     const std::string& list = *flags.arch;
     for (const std::string& item : split_list(list, "--arch", "sm_80,sm_90")) {
       try {
-        add(item);
+        add(Arch::parse(item, "--arch"), "--arch");
       } catch (const UsageError& e) {
         if (item == list) throw;
         throw UsageError("--arch " + quote_input(list) + ": entry " + quote_input(item) + ": " +
@@ -133,13 +133,12 @@ std::vector<Arch> target_archs(const CompileFlags& flags, const ProjectFlags* pr
     return archs;
   }
   if (project && !project->archs.empty()) {
-    for (const auto& a : project->archs) add(a);
+    for (const Arch& a : project->archs) add(a, entry_source(*project) + ": target");
     return archs;
   }
   try {
     const Device device = select_device(flags.device, "--device");
-    const ComputeCapability cc = device.compute_capability();
-    add(cc.sm());
+    add(Arch{.code = Arch::Code::sass, .cc = device.compute_capability()}, "--arch");
     return archs;
   } catch (const UsageError&) {
     throw;

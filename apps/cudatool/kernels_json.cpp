@@ -54,11 +54,12 @@ void write_kernel(JsonStream& out, const ScannedKernel& k, const std::string& ar
 void write_image(JsonStream& out, const ScannedImage& image, const ScannedFile& file) {
   out.begin_object();
   out.text_or_null("arch", arch_text(image.arch));
-  out.member("compression", image.compression).member("container_offset", image.container_offset);
+  out.member("compression", compression_name(image.compression))
+      .member("container_offset", image.container_offset);
   out.text_or_null("error", image.error);
   out.member("file", file.path)
       .member("kernel_count", image.kernel_count)
-      .member("kind", image.kind);
+      .member("kind", image_kind_name(image.kind));
   out.text_or_null("member", image.member);
   out.member("offset", image.offset).member("relocatable", image.relocatable);
   out.text_or_null("section", image.section);

@@ -69,7 +69,7 @@ class KernelTables {
     std::size_t images = 0;
     for (const auto& image : result_.images)
       if (image.file == file && image.arch == arch && image.relocatable == relocatable &&
-          image.kind == "elf" && !image.skipped)
+          image.kind == ImageKind::elf && !image.skipped)
         ++images;
     if (!first) std::cout << '\n';
     std::cout << for_terminal(result_.files[file].path) << "  " << arch_text(arch)
@@ -136,10 +136,10 @@ class KernelTables {
 void print_other_entries(const ScanResult& result, bool after_tables) {
   const char* gap = after_tables ? "\n" : "";
   for (const auto& image : result.images) {
-    if (image.kind == "elf" || image.skipped) continue;
+    if (image.kind == ImageKind::elf || image.skipped) continue;
     std::cout << gap << for_terminal(result.files[image.file].path);
     if (!image.member.empty()) std::cout << "(" << for_terminal(image.member) << ")";
-    if (image.kind == "ptx")
+    if (image.kind == ImageKind::ptx)
       std::cout << "  " << arch_text(image.arch) << "  PTX only (no machine code to measure)\n";
     else
       std::cout << "  entry at offset " << image.offset << " of unknown kind: skipped\n";

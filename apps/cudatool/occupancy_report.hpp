@@ -1,5 +1,6 @@
 // What `cudatool occupancy` answers, computed whole before anything is printed
-// (occupancy_report.cpp), and its three renderers: text (occupancy_text.cpp), JSON
+// (occupancy_report.cpp), and its three renderers: text (occupancy_text.cpp and
+// occupancy_sweep_text.cpp, occupancy_text.hpp), JSON
 // (occupancy_json.cpp, the document of share/schemas/occupancy.schema.json) and CSV
 // (occupancy_csv.cpp).
 #pragma once

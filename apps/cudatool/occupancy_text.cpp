@@ -1,4 +1,6 @@
-#include <cmath>
+// The text of one configuration of `cudatool occupancy`: the device, the block, the blocks
+// per SM each resource allows and what would fit more (or why occupancy is unknown); the
+// sweeps' tables are occupancy_sweep_text.cpp's.
 #include <iostream>
 #include <optional>
 #include <string>
@@ -7,63 +9,16 @@
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "occupancy_report.hpp"
+#include "occupancy_text.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
 namespace {
 
-std::string bar(double fraction, int width = 32) {
-  const int filled = static_cast<int>(std::lround(fraction * width));
-  return std::string(static_cast<std::size_t>(filled), '#') +
-         std::string(static_cast<std::size_t>(width - filled), '.');
-}
-
-std::string right(const std::string& text, std::size_t width) {
-  return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
-}
-
-std::string describe(const DeviceData& devdata, const std::string& where) {
-  const auto& p = devdata.properties();
-  std::string text = where.empty() ? p.name : where + ": " + p.name;
-  text += " (compute capability " + p.compute_capability.str();
-  if (!p.family.empty()) text += ", " + p.family;
-  if (devdata.origin() == DeviceDataOrigin::architecture_table)
-    text += "; from cudatool's architecture table";
-  return text + ")";
-}
-
-std::string block_text(int threads, int registers, std::size_t shared_mem, int barriers,
-                       int warp_size) {
-  std::string text;
-  if (threads > 0) {
-    const int warps = (threads + warp_size - 1) / warp_size;
-    text = std::to_string(threads) + " threads (" + std::to_string(warps) +
-           (warps == 1 ? " warp), " : " warps), ");
-  }
-  text += std::to_string(registers) + " registers per thread, " + format_bytes(shared_mem) +
-          " shared memory";
-  if (barriers != 1) text += ", " + std::to_string(barriers) + " block barriers";
-  return text;
-}
-
-std::string improvement_text(const OccupancyImprovement& i, const OccupancyRecord& now) {
-  const int more = i.tb_per_mp - now.tb_per_mp;
-  std::string text;
-  if (i.resource == "regs")
-    text = std::to_string(i.reduction) + " fewer registers per thread (" + std::to_string(i.value) +
-           ")";
-  else
-    text = std::to_string(i.reduction) + " fewer bytes of shared memory per block (" +
-           std::to_string(i.value) + " B)";
-  return text + " would give " + std::to_string(more) + " more " +
-         (more == 1 ? "block" : "blocks") + " per SM: " + std::to_string(i.tb_per_mp) +
-         " blocks, occupancy " + percent(now.occupancy) + " -> " + percent(i.occupancy);
-}
-
 void print_record(const DeviceData& devdata, const std::string& where, const OccupancyRecord& r,
                   const std::vector<OccupancyImprovement>& improvements) {
   const auto& p = devdata.properties();
-  std::cout << describe(devdata, where) << '\n';
+  std::cout << device_text(devdata, where) << '\n';
   std::cout << "Block: "
             << block_text(r.threads, r.registers, r.shared_mem, r.block_barriers, p.warp_size)
             << (r.opted_in ? " (above the default " + format_bytes(p.shared_memory_per_block) +
@@ -117,73 +72,10 @@ void print_record(const DeviceData& devdata, const std::string& where, const Occ
   }
 }
 
-std::string suggestion_text(const BlockSizeSuggestion& s, const DeviceProperties& p) {
-  if (s.block_size == 0) return "No block size fits on one SM.";
-  std::string text = "Suggested block size: " + std::to_string(s.block_size) + " threads (" +
-                     std::to_string(s.tb_per_mp) + (s.tb_per_mp == 1 ? " block" : " blocks") +
-                     " per SM, occupancy " + percent(s.occupancy) +
-                     "): the largest block at the highest occupancy, as "
-                     "cudaOccupancyMaxPotentialBlockSize chooses.";
-  if (s.smallest_block_size != s.block_size)
-    text += "\nThe smallest block at that occupancy: " + std::to_string(s.smallest_block_size) +
-            " threads.";
-  if (s.min_grid_size)
-    text += "\nOne full wave: " + std::to_string(*s.min_grid_size) + " blocks on " +
-            std::to_string(*p.sm_count) + " SMs" +
-            (p.sm_count_part.empty() ? "" : " (" + p.sm_count_part + ")") + ".";
-  return text;
-}
-
-void print_block_size_sweep(const DeviceData& devdata, const std::string& where,
-                            const OccupancySweep& sweep, const BlockSizeSuggestion& suggestion) {
-  const auto& first = sweep.records.front();
-  std::cout << describe(devdata, where) << '\n'
-            << "Block-size sweep: "
-            << block_text(0, first.registers, first.shared_mem, first.block_barriers, 32) << "\n\n";
-  std::cout << "threads  blocks/SM  warps/SM  occupancy  limited by\n";
-  for (const auto& r : sweep.records)
-    std::cout << right(std::to_string(r.threads), 7) << "  "
-              << right(std::to_string(r.tb_per_mp), 9) << "  "
-              << right(std::to_string(r.warps_per_mp), 8) << "  " << right(percent(r.occupancy), 9)
-              << "  " << pad(std::string(r.limited_by), 10) << "  " << bar(r.occupancy) << '\n';
-  std::cout << '\n' << suggestion_text(suggestion, devdata.properties()) << '\n';
-}
-
-void print_steps(const DeviceData& devdata, const std::string& where, const OccupancySweep& sweep,
-                 const std::optional<std::size_t>& current,
-                 const std::optional<OccupancyImprovement>& improvement,
-                 const std::optional<OccupancyRecord>& current_record) {
-  const auto& first = sweep.records.front();
-  const bool regs = sweep.parameter == "registers";
-  std::cout << describe(devdata, where) << '\n'
-            << (regs ? "Register sweep: " : "Shared-memory sweep: ") << first.threads
-            << " threads per block, "
-            << (regs ? format_bytes(first.shared_mem) + " shared memory"
-                     : std::to_string(first.registers) + " registers per thread")
-            << "\n\n";
-  const std::string heading = regs ? "registers" : "shared memory (B)";
-  const std::size_t width = regs ? 9 : 17;
-  std::cout << pad(heading, width) << "  blocks/SM  warps/SM  occupancy  limited by\n";
-  for (const auto& step : sweep_steps(sweep)) {
-    const std::string range = step.first == step.last
-                                  ? std::to_string(step.first)
-                                  : std::to_string(step.first) + "-" + std::to_string(step.last);
-    std::cout << pad(range, width) << "  " << right(std::to_string(step.tb_per_mp), 9) << "  "
-              << right(std::to_string(step.warps_per_mp), 8) << "  "
-              << right(percent(step.occupancy), 9) << "  " << pad(std::string(step.limited_by), 10)
-              << "  " << bar(step.occupancy);
-    if (current && *current >= step.first && *current <= step.last)
-      std::cout << "  <- " << (regs ? "--regs " : "--smem ") << *current;
-    std::cout << '\n';
-  }
-  if (improvement && current_record)
-    std::cout << '\n' << improvement_text(*improvement, *current_record) << '\n';
-}
-
 // Where the table does not know a value occupancy needs: which, and why; no number.
 void print_unknown(const OccupancyReport& report) {
   const OccupancyUnknown& unknown = *report.unknown;
-  std::cout << describe(report.devdata, report.where) << '\n'
+  std::cout << device_text(report.devdata, report.where) << '\n'
             << "Occupancy: unknown. cudatool's architecture table does not know these values "
                "for "
             << report.devdata.properties().name << ":\n";
@@ -193,6 +85,44 @@ void print_unknown(const OccupancyReport& report) {
 }
 
 }  // namespace
+
+std::string device_text(const DeviceData& devdata, const std::string& where) {
+  const auto& p = devdata.properties();
+  std::string text = where.empty() ? p.name : where + ": " + p.name;
+  text += " (compute capability " + p.compute_capability.str();
+  if (!p.family.empty()) text += ", " + p.family;
+  if (devdata.origin() == DeviceDataOrigin::architecture_table)
+    text += "; from cudatool's architecture table";
+  return text + ")";
+}
+
+std::string block_text(int threads, int registers, std::size_t shared_mem, int barriers,
+                       int warp_size) {
+  std::string text;
+  if (threads > 0) {
+    const int warps = (threads + warp_size - 1) / warp_size;
+    text = std::to_string(threads) + " threads (" + std::to_string(warps) +
+           (warps == 1 ? " warp), " : " warps), ");
+  }
+  text += std::to_string(registers) + " registers per thread, " + format_bytes(shared_mem) +
+          " shared memory";
+  if (barriers != 1) text += ", " + std::to_string(barriers) + " block barriers";
+  return text;
+}
+
+std::string improvement_text(const OccupancyImprovement& i, const OccupancyRecord& now) {
+  const int more = i.tb_per_mp - now.tb_per_mp;
+  std::string text;
+  if (i.resource == "regs")
+    text = std::to_string(i.reduction) + " fewer registers per thread (" + std::to_string(i.value) +
+           ")";
+  else
+    text = std::to_string(i.reduction) + " fewer bytes of shared memory per block (" +
+           std::to_string(i.value) + " B)";
+  return text + " would give " + std::to_string(more) + " more " +
+         (more == 1 ? "block" : "blocks") + " per SM: " + std::to_string(i.tb_per_mp) +
+         " blocks, occupancy " + percent(now.occupancy) + " -> " + percent(i.occupancy);
+}
 
 void print_occupancy_text(const OccupancyReport& report) {
   if (report.source) {

@@ -11,6 +11,7 @@
 
 #include "cudatool/base/arch.hpp"
 #include "cudatool/base/text.hpp"
+#include "cudatool/binary/image_format.hpp"
 
 namespace cudatool::app {
 
@@ -60,6 +61,31 @@ inline std::string one_line(std::string text) {
 // (an entry of unknown kind: null in JSON).
 inline std::string arch_text(const std::optional<Arch>& arch) {
   return arch ? arch->str() : std::string();
+}
+
+// An image's kind and compression as every output spells them (kernels: JSON's "kind" and
+// "compression", the Python module's values).
+inline std::string_view image_kind_name(ImageKind kind) {
+  switch (kind) {
+    case ImageKind::elf:
+      return "elf";
+    case ImageKind::ptx:
+      return "ptx";
+    case ImageKind::unknown:
+      break;
+  }
+  return "unknown";
+}
+inline std::string_view compression_name(FatbinCompression compression) {
+  switch (compression) {
+    case FatbinCompression::lz4:
+      return "lz4";
+    case FatbinCompression::zstd:
+      return "zstd";
+    case FatbinCompression::none:
+      break;
+  }
+  return "none";
 }
 
 // A fraction as a percentage with one decimal: "87.5%".

@@ -858,6 +858,31 @@ void write_database(const fs::path& build, const std::string& directory, const s
   std::ofstream(build / "compile_commands.json") << nlohmann::json::array({entry}).dump();
 }
 
+// Issue 21: an entry's targets are checked as their own, not as --arch: one outside the
+// grammar is refused when the entry is read, one CUDA 13 cannot compile where it would be
+// used (no --arch given), each naming the database and the entry.
+TEST_F(CliCompile, ProjectTargetsAreRefusedNamingTheEntryNotArch) {
+  const fs::path src = write("k.cu", "__global__ void k(int* p) { *p = 1; }\n");
+  const std::string database = (dir_ / "build" / "compile_commands.json").string();
+  struct Case {
+    std::string arch, message;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"-arch=sm_52", ": target sm_52: compute capability 5.2 is not supported by CUDA 13"},
+           {"-arch=sm_9x", ": -arch \"sm_9x\": expected an architecture such as sm_90"}}) {
+    SCOPED_TRACE(c.arch);
+    write_database(dir_ / "build", dir_.string(), src.string(), {c.arch});
+    const auto r =
+        run_cudatool({"compile", src.string(), "-p", (dir_ / "build").string()}, options());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(database + ": the entry for \"" + src.string() + "\"" + c.message),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("--arch"), std::string::npos) << r.err;
+    EXPECT_EQ(lines_with(r.err, "cudatool: "), 1u) << r.err;
+  }
+}
+
 // Issue 19: a project built with nvcc's --extended-lambda / --expt-relaxed-constexpr (every
 // cuda-samples entry has the first) compiles under nvcc, which the engine reason names;
 // NVRTC 13 refuses both options ("unrecognized option", exit 6 before).

@@ -30,7 +30,10 @@
 // memory are those of the machine's device it is ("Fake GPU 0" is the first listed).
 // Entry points are exported under the symbols cuda.h declares (cuDeviceTotalMem_v2, ...),
 // as the real driver does. Built with -DFAKE_CUDA_OLD it lacks cuDeviceGetUuid_v2 (a
-// driver too old for an entry point cudatool uses).
+// driver too old for an entry point cudatool uses). Built with -DFAKE_CUDA_STREAMS it has
+// streams and events (host-side records, nothing runs) and counts what is alive, for the
+// unit tests of the library's handles (fake_cuda_count below); the plain build has none, so
+// check and bench-pool stop where they need one.
 #include <cuda.h>
 
 #include <algorithm>
@@ -152,6 +155,7 @@ int machine_index(CUdevice d) {
 std::atomic<bool> g_initialised{false};
 std::atomic<unsigned long long> g_allocated{0};
 thread_local CUcontext g_current = nullptr;
+std::atomic<long long> g_host_allocations{0};
 
 unsigned long long memory_per_device() {
   return std::strtoull(env("FAKE_CUDA_MEMORY", "85899345920").c_str(), nullptr, 10);
@@ -388,11 +392,79 @@ CUresult CUDAAPI cuMemFree(CUdeviceptr p) {
 CUresult CUDAAPI cuMemHostAlloc(void** p, size_t bytes, unsigned int) {
   if (!g_current) return CUDA_ERROR_INVALID_CONTEXT;
   *p = std::malloc(bytes ? bytes : 1);
+  if (*p) ++g_host_allocations;
   return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 CUresult CUDAAPI cuMemFreeHost(void* p) {
+  if (p) --g_host_allocations;
   std::free(p);
   return CUDA_SUCCESS;
 }
+
+#ifdef FAKE_CUDA_STREAMS
+// A stream or event: the context it was made in; an event's recorded state.
+struct FakeHandle {
+  CUcontext context;
+  bool recorded = false;
+};
+std::atomic<long long> g_streams{0}, g_events{0}, g_wrong_context{0};
+
+CUresult CUDAAPI cuStreamCreate(CUstream* s, unsigned int) {
+  if (!g_current) return CUDA_ERROR_INVALID_CONTEXT;
+  *s = reinterpret_cast<CUstream>(new FakeHandle{g_current});
+  ++g_streams;
+  return CUDA_SUCCESS;
+}
+// The real driver wants the stream's context current (or its device's); counted here.
+CUresult CUDAAPI cuStreamDestroy(CUstream s) {
+  if (!s) return CUDA_ERROR_INVALID_HANDLE;
+  auto* h = reinterpret_cast<FakeHandle*>(s);
+  if (h->context != g_current) ++g_wrong_context;
+  delete h;
+  --g_streams;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuStreamSynchronize(CUstream s) {
+  return s ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+CUresult CUDAAPI cuEventCreate(CUevent* e, unsigned int) {
+  if (!g_current) return CUDA_ERROR_INVALID_CONTEXT;
+  *e = reinterpret_cast<CUevent>(new FakeHandle{g_current});
+  ++g_events;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventDestroy(CUevent e) {
+  if (!e) return CUDA_ERROR_INVALID_HANDLE;
+  delete reinterpret_cast<FakeHandle*>(e);
+  --g_events;
+  return CUDA_SUCCESS;
+}
+CUresult CUDAAPI cuEventRecord(CUevent e, CUstream s) {
+  if (!e || !s) return CUDA_ERROR_INVALID_HANDLE;
+  reinterpret_cast<FakeHandle*>(e)->recorded = true;
+  return CUDA_SUCCESS;
+}
+// As the driver: an event never recorded is an invalid handle. Every interval is 1.5 ms.
+CUresult CUDAAPI cuEventElapsedTime(float* ms, CUevent start, CUevent end) {
+  if (!start || !end || !reinterpret_cast<FakeHandle*>(start)->recorded ||
+      !reinterpret_cast<FakeHandle*>(end)->recorded)
+    return CUDA_ERROR_INVALID_HANDLE;
+  *ms = 1.5f;
+  return CUDA_SUCCESS;
+}
+
+// What is alive, for tests: "streams", "events", "host_allocations" (cuMemHostAlloc),
+// "device_bytes" (cuMemAlloc), "wrong_context_destroys" (streams destroyed while another
+// context was current); -1 for anything else.
+__attribute__((visibility("default"))) long long fake_cuda_count(const char* what) {
+  const std::string_view w = what;
+  if (w == "streams") return g_streams;
+  if (w == "events") return g_events;
+  if (w == "host_allocations") return g_host_allocations;
+  if (w == "device_bytes") return static_cast<long long>(g_allocated.load());
+  if (w == "wrong_context_destroys") return g_wrong_context;
+  return -1;
+}
+#endif
 
 }  // extern "C"

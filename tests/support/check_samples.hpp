@@ -1,6 +1,6 @@
 // Sample inputs of the check's pure logic and renderers, shared by their tests
-// (tests/lib/check/, tests/apps/test_render_check.cpp): an H100's identity as the driver
-// gives it, and an idle GPU's occupancy as NVML reads it.
+// (tests/lib/check/, tests/apps/test_check_{text,json,prometheus}.cpp): an H100's identity as
+// the driver gives it, an idle GPU's occupancy as NVML reads it, and two reports.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,54 @@ inline check::Occupancy idle_occupancy() {
   o.window_s = 0.1;
   o.compute_mode = 0;
   return o;
+}
+
+// A node with one H100 (NVML's GPU 3): its identity, compute, a failed host-to-device copy
+// and a passed peer copy; the driver 580.159.04 of CUDA 13.0.
+inline check::Report sample_report() {
+  check::Report report;
+  report.hostname = "gpu-node-17";
+  report.cuda_version = 13000;
+  report.driver_version = "580.159.04";
+  report.kernel_form = "SASS sm_90 + PTX compute_75";
+  report.seconds = 0.53;
+  report.node_checks = check::node_identity_results({sample_h100(0)}, {}, std::nullopt);
+  check::DeviceReport device{sample_h100(0), {}, std::nullopt};
+  device.nvml_index = 3;  // nvidia-smi's GPU 3 is CUDA's device 0 (CUDA_VISIBLE_DEVICES=3)
+  device.checks.push_back(check::identity_result(device.identity, {}, std::nullopt));
+  device.checks.push_back(check::compute_result(0, 16777216, 132, 132, "SASS sm_90", ""));
+  device.checks.push_back(check::rate_result(check::Kind::hostlink, "h2d", 55.0, 63.0, 10000.0,
+                                             0.75, "host to \"device\""));
+  check::CheckResult peer =
+      check::rate_result(check::Kind::peer, "peer", 391.0, 478.1, std::nullopt, 0.75, "0 to 1");
+  peer.peer = 1;
+  device.checks.push_back(peer);
+  report.devices.push_back(device);
+  return report;
+}
+
+// A device others use: python3 holding 77.7 GiB and Xorg, read by NVML without an index,
+// and a host-to-device copy marked as shared with them.
+inline check::Report occupancy_sample_report() {
+  check::Report report;
+  report.hostname = "gpu-node-17";
+  report.cuda_version = 13000;
+  check::DeviceReport device;
+  device.identity.name = "NVIDIA H100 80GB HBM3";
+  device.identity.uuid = "GPU-1";
+  device.identity.pci_bus_id = "0000:1a:00.0";
+  check::Occupancy o = idle_occupancy();
+  o.processes = std::vector<check::GpuProcess>{{4242, "python3", 83429425152ull, true, false},
+                                               {77, "Xorg", std::nullopt, false, true}};
+  o.used_memory = 83429425152ull;
+  device.occupancy = o;
+  device.checks = check::occupancy_results(o, {});
+  check::CheckResult h2d =
+      check::rate_result(check::Kind::hostlink, "h2d", 24.0, 63.0, std::nullopt, 0.75, "h2d");
+  check::mark_shared(h2d, check::sharers(o, {}), {});
+  device.checks.push_back(h2d);
+  report.devices.push_back(device);
+  return report;
 }
 
 }  // namespace cudatool::testing

@@ -160,7 +160,7 @@ ComparisonCounts compare_file_with_driver(const std::string& path, const Context
   ComparisonCounts total;
   std::vector<std::string> lines;
   options.on_image = [&](const ImageKernels& image) {
-    if (image.info.kind != "elf") return;
+    if (image.info.kind != ImageKind::elf) return;
     ComparisonCounts counts;
     std::vector<std::string> mine;
     if (image.info.relocatable)

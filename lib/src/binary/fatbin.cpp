@@ -25,20 +25,8 @@ constexpr std::uint64_t kFlagArchF = 0x200000;
 
 }  // namespace
 
-std::string_view compression_name(FatbinCompression c) {
-  switch (c) {
-    case FatbinCompression::lz4:
-      return "lz4";
-    case FatbinCompression::zstd:
-      return "zstd";
-    case FatbinCompression::none:
-      break;
-  }
-  return "none";
-}
-
-std::string_view FatbinEntry::kind_name() const {
-  return kind == 2 ? "elf" : kind == 1 ? "ptx" : "unknown";
+ImageKind FatbinEntry::image_kind() const {
+  return kind == 2 ? ImageKind::elf : kind == 1 ? ImageKind::ptx : ImageKind::unknown;
 }
 
 bool looks_like_fatbin_container(const ByteReader& r, std::uint64_t offset) {

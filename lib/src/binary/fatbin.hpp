@@ -23,13 +23,11 @@
 
 #include "binary/byte_reader.hpp"
 #include "cudatool/base/arch.hpp"
+#include "cudatool/binary/image_format.hpp"
 
 namespace cudatool {
 
 inline constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
-
-enum class FatbinCompression { none, lz4, zstd };
-std::string_view compression_name(FatbinCompression c);  // "none", "lz4", "zstd"
 
 struct FatbinEntry {
   std::uint16_t kind = 0;  // 1 PTX, 2 ELF, anything else unknown
@@ -41,7 +39,7 @@ struct FatbinEntry {
   std::uint64_t offset = 0;               // of the entry header, in the reader's source
   std::span<const std::uint8_t> payload;  // the stored bytes (compressed where compressed)
   std::uint64_t decompressed_size = 0;    // the declared size; payload.size() when stored plain
-  std::string_view kind_name() const;     // "elf", "ptx", "unknown"
+  ImageKind image_kind() const;           // 2 elf, 1 ptx, anything else unknown
 };
 
 struct FatbinContainer {

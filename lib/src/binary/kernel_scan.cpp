@@ -189,13 +189,13 @@ class Scanner {
       ScannedImage image;
       image.file = file;
       image.member = member;
-      image.kind = "elf";
+      image.kind = ImageKind::elf;
       const int sm =
           elf.abi_version() >= 8 ? int((elf.flags() >> 8) & 0xff) : int(elf.flags() & 0xff);
       Arch arch;  // the ELF header holds no variant
       arch.cc = {sm / 10, sm % 10};
       image.arch = arch;
-      image.compression = "none";
+      image.compression = FatbinCompression::none;
       image.stored_size = image.size = named.size();
       FatbinEntry entry;
       entry.kind = 2;
@@ -301,9 +301,9 @@ class Scanner {
       image.section = section;
       image.container_offset = c.offset;
       image.offset = e.offset;
-      image.kind = std::string(e.kind_name());
+      image.kind = e.image_kind();
       if (e.kind == 1 || e.kind == 2) image.arch = e.arch;
-      image.compression = std::string(compression_name(e.compression));
+      image.compression = e.compression;
       image.stored_size = e.payload.size();
       image.size = e.decompressed_size;
       if (leftovers) {

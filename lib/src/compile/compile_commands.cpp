@@ -25,13 +25,23 @@ fs::path canonical_or_normal(const fs::path& p) {
   return ec ? p.lexically_normal() : c;
 }
 
-void add_arch(ProjectFlags& f, const std::string& arch) {
-  if (arch.rfind("sm_", 0) != 0) return;
+// `option` names where `text` came from: "-arch", "--generate-code", "-code".
+Arch parse_arch(const ProjectFlags& f, std::string_view option, const std::string& text) {
+  return Arch::parse(text, entry_source(f) + ": " + std::string(option));
+}
+
+void add_arch(ProjectFlags& f, const Arch& arch) {
   if (std::find(f.archs.begin(), f.archs.end(), arch) == f.archs.end()) f.archs.push_back(arch);
 }
 
+// A machine-code target (sm_XX); PTX (compute_XX), lto_XX and nvcc's names (all, native)
+// are no target of their own.
+void add_machine_code(ProjectFlags& f, std::string_view option, const std::string& text) {
+  if (text.rfind("sm_", 0) == 0) add_arch(f, parse_arch(f, option, text));
+}
+
 // "arch=compute_80,code=[compute_80,sm_80]" or "arch=compute_80,code=sm_80".
-void add_gencode(ProjectFlags& f, const std::string& value) {
+void add_gencode(ProjectFlags& f, std::string_view option, const std::string& value) {
   const auto code = value.find("code=");
   if (code == std::string::npos) return;
   std::string list = value.substr(code + 5);
@@ -40,9 +50,17 @@ void add_gencode(ProjectFlags& f, const std::string& value) {
   std::size_t start = 0;
   while (start <= list.size()) {
     const std::size_t end = std::min(list.find(',', start), list.size());
-    add_arch(f, list.substr(start, end - start));
+    add_machine_code(f, option, list.substr(start, end - start));
     start = end + 1;
   }
+}
+
+// -arch=compute_80 compiles for sm_80 too (nvcc's shorthand).
+void add_gpu_architecture(ProjectFlags& f, std::string_view option, const std::string& value) {
+  if (value.rfind("compute_", 0) != 0) return add_machine_code(f, option, value);
+  Arch arch = parse_arch(f, option, value);
+  arch.code = Arch::Code::sass;
+  add_arch(f, arch);
 }
 
 void add_comma_list(std::vector<std::string>& out, const std::string& value) {
@@ -90,14 +108,11 @@ void read_arguments(ProjectFlags& f, const std::vector<std::string>& args, int d
     } else if (auto std = value_of(i, a, {"-std", "--std"})) {
       f.std = *std;
     } else if (auto gen = value_of(i, a, {"--generate-code", "-gencode"})) {
-      add_gencode(f, *gen);
+      add_gencode(f, "--generate-code", *gen);
     } else if (auto arch = value_of(i, a, {"-arch", "--gpu-architecture"})) {
-      if (arch->rfind("compute_", 0) == 0)
-        add_arch(f, "sm_" + arch->substr(8));
-      else
-        add_arch(f, *arch);
+      add_gpu_architecture(f, "-arch", *arch);
     } else if (auto code = value_of(i, a, {"-code", "--gpu-code"})) {
-      add_gencode(f, "code=" + *code);
+      add_gencode(f, "-code", "code=" + *code);
     } else if (a == "-rdc=true" || a == "--relocatable-device-code=true" || a == "-dc" ||
                a == "--device-c") {
       f.rdc = true;
@@ -129,11 +144,11 @@ void read_arguments(ProjectFlags& f, const std::vector<std::string>& args, int d
 
 // Refuses what nvcc would hand to a shell in a form it acts on (process.hpp), naming the
 // entry, the field and the value.
-void refuse_shell_hazards(const ProjectFlags& f, const fs::path& database) {
+void refuse_shell_hazards(const ProjectFlags& f) {
   auto check = [&](std::string_view field, const std::string& value, NvccQuoting quoting) {
     if (auto why = nvcc_shell_hazard(value, quoting))
-      throw UsageError(database.string() + ": the entry for " + quote_input(f.file) + ": " +
-                       std::string(field) + " " + quote_input(value) + " holds " + *why +
+      throw UsageError(entry_source(f) + ": " + std::string(field) + " " + quote_input(value) +
+                       " holds " + *why +
                        "; nvcc hands it to /bin/sh, so cudatool refuses the entry");
   };
   check("directory", f.directory, NvccQuoting::double_quoted);
@@ -214,6 +229,7 @@ ProjectFlags project_flags(const fs::path& build_dir, const fs::path& source,
     ProjectFlags flags;
     flags.file = entry_file.string();
     flags.directory = directory;
+    flags.database = file.string();
     std::vector<std::string> args;
     if (entry.contains("arguments") && entry["arguments"].is_array()) {
       for (const auto& a : entry["arguments"])
@@ -223,11 +239,15 @@ ProjectFlags project_flags(const fs::path& build_dir, const fs::path& source,
     }
     if (!args.empty()) args.erase(args.begin());  // the compiler itself
     read_arguments(flags, args, 0);
-    refuse_shell_hazards(flags, file);
+    refuse_shell_hazards(flags);
     return flags;
   }
   throw UsageError(file.string() + ": no entry for " + source.string() +
                    " (is it a source of that build?)");
+}
+
+std::string entry_source(const ProjectFlags& flags) {
+  return flags.database + ": the entry for " + quote_input(flags.file);
 }
 
 CompileRequest project_request(const ProjectFlags& flags) {

@@ -37,8 +37,12 @@ int main(int argc, char** argv) {
 
   if (argc > 1) {
     const cudatool::ScanResult scan = cudatool::scan_binaries({argv + 1, argv + argc}, {});
+    // Spelled as `kernels --json` spells them (the script compares the two).
     std::set<std::string> compressions;
-    for (const cudatool::ScannedImage& image : scan.images) compressions.insert(image.compression);
+    for (const cudatool::ScannedImage& image : scan.images)
+      compressions.insert(image.compression == cudatool::FatbinCompression::zstd  ? "zstd"
+                          : image.compression == cudatool::FatbinCompression::lz4 ? "lz4"
+                                                                                  : "none");
     std::cout << "scan images " << scan.images.size() << " kernels " << scan.kernels.size()
               << " compression";
     for (const std::string& c : compressions) std::cout << ' ' << c;

@@ -92,8 +92,8 @@ TEST(Fatbin, ReadsEntriesOfEveryKindAndNamesTheirArchitectures) {
   EXPECT_EQ(c.entries[0].arch, Arch::parse("sm_90a", "test"));
   EXPECT_EQ(c.entries[0].payload.size(), 24u);
   EXPECT_EQ(c.entries[1].arch, Arch::parse("compute_100", "test"));
-  EXPECT_EQ(c.entries[1].kind_name(), "ptx");
-  EXPECT_EQ(c.entries[2].kind_name(), "unknown");
+  EXPECT_EQ(c.entries[1].image_kind(), ImageKind::ptx);
+  EXPECT_EQ(c.entries[2].image_kind(), ImageKind::unknown);
   EXPECT_EQ(c.entries[3].arch, Arch::parse("sm_120f", "test"));
   EXPECT_EQ(c.size, b.size());
 }
@@ -338,9 +338,9 @@ TEST(KernelScan, TheSameCubinPlainZstdAndLz4GivesTheSameKernels) {
     options.threads = threads;
     const ScanResult r = scan_bytes(fatbin, "mem.fatbin", options);
     ASSERT_EQ(r.images.size(), 4u);
-    EXPECT_EQ(r.images[1].compression, "zstd");
-    EXPECT_EQ(r.images[2].compression, "lz4");
-    EXPECT_EQ(r.images[3].kind, "unknown");  // listed, not an error
+    EXPECT_EQ(r.images[1].compression, FatbinCompression::zstd);
+    EXPECT_EQ(r.images[2].compression, FatbinCompression::lz4);
+    EXPECT_EQ(r.images[3].kind, ImageKind::unknown);  // listed, not an error
     for (const auto& i : r.images) EXPECT_EQ(i.error, "") << i.error;
     const std::size_t n = r.images[0].kernel_count;
     ASSERT_GT(n, 3u);
@@ -392,7 +392,7 @@ TEST(KernelScan, OnImageGetsEveryReadImageOnce) {
     options.keep_kernels = keep;
     options.on_image = [&](const ImageKernels& done) {
       EXPECT_EQ(done.file.path, "mem.fatbin");
-      EXPECT_EQ(done.info.kind, "elf");
+      EXPECT_EQ(done.info.kind, ImageKind::elf);
       const std::lock_guard<std::mutex> lock(mutex);
       EXPECT_TRUE(seen.emplace(done.image,
                                std::vector<ScannedKernel>(done.kernels.begin(), done.kernels.end()))

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "cudatool/base/arch.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/compile/compile_commands.hpp"
 
@@ -57,7 +58,9 @@ TEST_F(CompileCommands, TheEntryGivesIncludesDefinesStandardArchitecturesAndFlag
   EXPECT_EQ(f.include_dirs, (std::vector<std::string>{(dir_ / "include").string(),
                                                       (dir_ / "third_party").string()}));
   EXPECT_EQ(f.std, "c++17");
-  EXPECT_EQ(f.archs, (std::vector<std::string>{"sm_80", "sm_90"}));
+  EXPECT_EQ(f.archs,
+            (std::vector<Arch>{Arch::parse("sm_80", "test"), Arch::parse("sm_90", "test")}));
+  EXPECT_EQ(f.database, (dir_ / "build" / "compile_commands.json").string());
   EXPECT_TRUE(f.rdc);
   EXPECT_TRUE(f.lineinfo);
   EXPECT_TRUE(f.fast_math);
@@ -170,6 +173,59 @@ TEST_F(CompileCommands, ValuesAShellWouldRunAreRefusedNamingTheEntryAndTheValue)
   // A -D value with quotes (nvcc escapes them) and spaces is a project's ordinary flag.
   entry(dir_.string(), file, {"-DVERSION=\"1.0 beta\"", "-I/opt/my include"});
   EXPECT_EQ(project_flags(dir_, file).defines, (std::vector<std::string>{"VERSION=\"1.0 beta\""}));
+}
+
+// Issue 21: the entry's targets are parsed by the one architecture grammar when it is read;
+// one outside it is refused naming the database, the entry and the option, not a cudatool
+// flag. PTX targets, lto_XX and nvcc's names (all, native) are no machine-code target.
+TEST_F(CompileCommands, TargetsAreArchitecturesParsedNamingTheEntry) {
+  const std::string file = (dir_ / "k.cu").string();
+  auto entry = [&](const std::string& args) {
+    std::ofstream(dir_ / "compile_commands.json")
+        << R"([{"directory": "/", "file": ")" << file << R"(", "command": "nvcc )" << args
+        << R"( -c k.cu"}])";
+  };
+  auto archs = [](std::initializer_list<const char*> names) {
+    std::vector<Arch> out;
+    for (const char* name : names) out.push_back(Arch::parse(name, "test"));
+    return out;
+  };
+  for (const auto& [args, expected] : std::vector<std::pair<std::string, std::vector<Arch>>>{
+           {"-arch=sm_90a", archs({"sm_90a"})},
+           {"-arch compute_80", archs({"sm_80"})},
+           {"--gpu-architecture=compute_100f", archs({"sm_100f"})},
+           {"-arch=native", {}},
+           {"-arch=all-major", {}},
+           {"-gencode arch=compute_90,code=[compute_90,lto_90,sm_90,sm_90]", archs({"sm_90"})},
+           {"-arch=compute_80 -code=sm_80,sm_86 -arch sm_80", archs({"sm_80", "sm_86"})},
+           {"-arch=sm_120 -gencode arch=compute_75,code=sm_75", archs({"sm_120", "sm_75"})}}) {
+    SCOPED_TRACE(args);
+    entry(args);
+    EXPECT_EQ(project_flags(dir_, file).archs, expected);
+  }
+  const std::string database = (dir_ / "compile_commands.json").string();
+  for (const auto& [args, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"-arch=sm_9x", R"(: -arch "sm_9x": expected an architecture)"},
+           {"-arch=compute_1234", R"(: -arch "compute_1234": expected an architecture)"},
+           {"-arch=SM_90", ""},  // not sm_: nvcc's to refuse, no target here
+           {"-gencode arch=compute_90,code=sm_90b", R"(: --generate-code "sm_90b": expected)"},
+           {"-code=sm_", R"(: -code "sm_": expected)"}}) {
+    SCOPED_TRACE(args);
+    entry(args);
+    if (expected.empty()) {
+      EXPECT_TRUE(project_flags(dir_, file).archs.empty());
+      continue;
+    }
+    try {
+      project_flags(dir_, file);
+      ADD_FAILURE() << "no throw";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(
+          std::string(e.what()).rfind(database + ": the entry for \"" + file + "\"" + expected, 0),
+          0u)
+          << e.what();
+    }
+  }
 }
 
 // Issue 20, item 12: --maxrregcount in an entry goes through the one strict parser.

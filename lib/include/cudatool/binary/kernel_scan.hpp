@@ -23,6 +23,7 @@
 #include "cudatool/base/arch.hpp"
 
 #include "cudatool/binary/cubin.hpp"
+#include "cudatool/binary/image_format.hpp"
 #include "cudatool/binary/kernel_filter.hpp"
 
 namespace cudatool {
@@ -68,9 +69,9 @@ struct ScannedImage {
   std::string section;                 // ELF section holding the container, "" for none
   std::uint64_t container_offset = 0;  // in the file (or member); 0 for a bare CUBIN
   std::uint64_t offset = 0;            // of the entry header (a bare CUBIN: 0)
-  std::string kind;                    // "elf", "ptx", "unknown"
+  ImageKind kind{ImageKind::unknown};  // elf (a CUBIN), ptx, unknown
   std::optional<Arch> arch;            // sm_90a, compute_90; nullopt for an unknown kind
-  std::string compression;             // "none", "lz4", "zstd"
+  FatbinCompression compression{};     // none, lz4, zstd
   std::uint64_t stored_size = 0;       // bytes in the file
   std::uint64_t size = 0;              // decompressed
   bool skipped = false;                // left out by --arch, or a relocatable leftover

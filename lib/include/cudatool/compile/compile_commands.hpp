@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cudatool/base/arch.hpp"
 #include "cudatool/compile/compiler.hpp"
 
 namespace cudatool {
@@ -27,10 +28,13 @@ namespace cudatool {
 struct ProjectFlags {
   std::string file;       // the entry's source, as an absolute path
   std::string directory;  // the entry's working directory
+  std::string database;   // the compile_commands.json that holds the entry
   std::vector<std::string> include_dirs;
   std::vector<std::string> defines;
-  std::string std;                 // "c++17", or "" when the entry gives none
-  std::vector<std::string> archs;  // "sm_80", ... in the entry's order, without duplicates
+  std::string std;  // "c++17", or "" when the entry gives none
+  // The machine-code targets (sm_80, sm_90a; -arch=compute_80 as sm_80) in the entry's order,
+  // without duplicates.
+  std::vector<Arch> archs;
   bool rdc = false;
   bool device_debug = false;
   bool lineinfo = false;
@@ -42,10 +46,14 @@ struct ProjectFlags {
 
 // The flags of `source` in `build_dir`/compile_commands.json. Throws UsageError when the
 // file is missing (naming the directory as `build_dir_source` says: cudatool's "-p"), is
-// not JSON (or not a list of entries), or has no entry for `source`.
+// not JSON (or not a list of entries), has no entry for `source`, or names a target outside
+// the architecture grammar (base/arch.hpp), naming the option and the entry.
 ProjectFlags project_flags(const std::filesystem::path& build_dir,
                            const std::filesystem::path& source,
                            std::string_view build_dir_source = "build directory");
+
+// The entry as errors name it: `<database>: the entry for "<file>"`.
+std::string entry_source(const ProjectFlags& flags);
 
 // A request with the entry's settings (include directories, defines, the C++ standard, -rdc,
 // -G, -lineinfo, --use_fast_math, -Xptxas, --maxrregcount; its nvcc language switches as

@@ -1,53 +1,26 @@
-// check's renderings (apps/cudatool/render_check.hpp: check_text.cpp, check_json.cpp,
-// check_prometheus.cpp) from plain structs: text, the --json document and the Prometheus
-// textfile (no GPU, no driver). The textfile as a Prometheus parser reads it, from the real
-// binary, is tests/apps/prometheus_textfile.sh.
-#include "render_check.hpp"
-
+// check's Prometheus textfile (apps/cudatool/check_prometheus.cpp) from plain structs: no GPU, no
+// driver. The reports are tests/support/check_samples.hpp's. The textfile as a Prometheus parser
+// reads it, from the real binary, is tests/apps/prometheus_textfile.sh.
 #include <gtest/gtest.h>
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string>
 
 #include "check_samples.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/check/check.hpp"
+#include "render_check.hpp"
 
 using namespace cudatool;
 using namespace cudatool::check;
-using cudatool::app::check_json;
 using cudatool::app::check_prometheus;
-using cudatool::app::check_text;
+using cudatool::testing::occupancy_sample_report;
+using cudatool::testing::sample_report;
 
 namespace {
-
-DeviceInfo h100(int ordinal = 0) {
-  return cudatool::testing::sample_h100(ordinal);
-}
-
-Report sample_report() {
-  Report report;
-  report.hostname = "gpu-node-17";
-  report.cuda_version = 13000;
-  report.driver_version = "580.159.04";
-  report.kernel_form = "SASS sm_90 + PTX compute_75";
-  report.seconds = 0.53;
-  report.node_checks = node_identity_results({h100(0)}, {}, std::nullopt);
-  DeviceReport device{h100(0), {}, std::nullopt};
-  device.nvml_index = 3;  // nvidia-smi's GPU 3 is CUDA's device 0 (CUDA_VISIBLE_DEVICES=3)
-  device.checks.push_back(identity_result(device.identity, {}, std::nullopt));
-  device.checks.push_back(compute_result(0, 16777216, 132, 132, "SASS sm_90", ""));
-  device.checks.push_back(
-      rate_result(Kind::hostlink, "h2d", 55.0, 63.0, 10000.0, 0.75, "host to \"device\""));
-  CheckResult peer = rate_result(Kind::peer, "peer", 391.0, 478.1, std::nullopt, 0.75, "0 to 1");
-  peer.peer = 1;
-  device.checks.push_back(peer);
-  report.devices.push_back(device);
-  return report;
-}
 
 bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
@@ -92,48 +65,7 @@ void expect_well_formed(const std::string& text) {
 
 }  // namespace
 
-TEST(RenderCheck, TextHasABlockPerDeviceAndASummary) {
-  const std::string text = check_text(sample_report());
-  EXPECT_TRUE(has(text, "cudatool check on gpu-node-17 (CUDA driver 13.0; kernels: SASS sm_90"))
-      << text;
-  EXPECT_TRUE(has(text, "device 0  NVIDIA H100 80GB HBM3  sm_90")) << text;
-  EXPECT_TRUE(has(text, "-> fail")) << text;
-  EXPECT_TRUE(has(text, "fail    h2d              55 GB/s (>= 10000)")) << text;
-  EXPECT_TRUE(has(text, "pass    peer->1          391 GB/s (>= 358.6)")) << text;
-  EXPECT_TRUE(has(text, "summary: 1 device, 4 pass, 0 warn, 1 fail, 1 skipped in 0.53 s: fail"))
-      << text;
-}
-
-TEST(RenderCheck, JsonCarriesEveryField) {
-  const nlohmann::json j = check_json(sample_report(), 9);
-  EXPECT_EQ(j["hostname"], "gpu-node-17");
-  // One meaning of driver_version everywhere: the driver's own version, as in devices.
-  EXPECT_EQ(j["driver_version"], "580.159.04");
-  EXPECT_EQ(j["cuda_version"], "13.0");
-  EXPECT_EQ(j["verdict"], "fail");
-  EXPECT_EQ(j["exit_code"], 9);
-  EXPECT_EQ(j["summary"]["fail"], 1);
-  EXPECT_EQ(j["node_checks"][1]["name"], "homogeneous");
-  EXPECT_EQ(j["node_checks"][1]["value"], nullptr);
-  const auto& d = j["devices"][0];
-  EXPECT_EQ(d["uuid"], "GPU-7d8a1b0c-1111-2222-3333-444455556666");
-  EXPECT_EQ(d["pci_bus_id"], "0000:00:06.0");
-  EXPECT_EQ(d["pci_bus_id_nvml"], "00000000:00:06.0");
-  EXPECT_EQ(d["nvml_index"], 3);
-  EXPECT_EQ(d["ordinal"], 0);
-  EXPECT_EQ(d["multiprocessor_count"], 132);
-  EXPECT_EQ(d["verdict"], "fail");
-  EXPECT_EQ(d["checks"][2]["check"], "hostlink");
-  EXPECT_EQ(d["checks"][2]["threshold"], 10000.0);
-  EXPECT_EQ(d["checks"][3]["peer"], 1);
-  EXPECT_FALSE(d["checks"][0].contains("peer"));
-  // Where neither NVML nor /proc says, the driver's version is absent, as in devices.
-  Report unknown = sample_report();
-  unknown.driver_version.reset();
-  EXPECT_FALSE(check_json(unknown, 9).contains("driver_version"));
-}
-
-TEST(RenderCheck, PrometheusOneMetricPerQuantityInBaseUnits) {
+TEST(CheckPrometheus, OneMetricPerQuantityInBaseUnits) {
   const Report report = sample_report();
   const std::string text = check_prometheus(&report, {9, 1795000000});
   expect_well_formed(text);
@@ -186,7 +118,7 @@ TEST(RenderCheck, PrometheusOneMetricPerQuantityInBaseUnits) {
 
 // Every check that measures something has its metric (and its threshold its own): a check
 // added without a row in the renderer's table would be missing from the textfile.
-TEST(RenderCheck, PrometheusHasAMetricForEveryMeasuredCheck) {
+TEST(CheckPrometheus, HasAMetricForEveryMeasuredCheck) {
   NvmlHealth h;
   h.found = true;
   h.ecc_enabled = true;
@@ -257,7 +189,7 @@ TEST(RenderCheck, PrometheusHasAMetricForEveryMeasuredCheck) {
 
 // No driver or no device: the document is still whole (the textfile collector replaces the
 // node's last file), with cudatool_check_up 0 and the exit code.
-TEST(RenderCheck, PrometheusWithoutAReportSaysTheCheckDidNotRun) {
+TEST(CheckPrometheus, WithoutAReportSaysTheCheckDidNotRun) {
   const std::string text = check_prometheus(nullptr, {3, 1795000000});
   expect_well_formed(text);
   EXPECT_TRUE(has(text, "\ncudatool_check_up 0\n")) << text;
@@ -270,7 +202,7 @@ TEST(RenderCheck, PrometheusWithoutAReportSaysTheCheckDidNotRun) {
 
 // A device name or hostname that is not UTF-8 was written raw, and Prometheus' parser
 // rejected the whole file; each bad byte is U+FFFD, as in the JSON (issue 20, item 13).
-TEST(RenderCheck, PrometheusLabelsAreValidUtf8) {
+TEST(CheckPrometheus, LabelsAreValidUtf8) {
   Report report = sample_report();
   report.hostname = "node\xff\xfe";
   report.devices[0].identity.name = "GPU \xc3(\"q\"\\\n";
@@ -279,49 +211,8 @@ TEST(RenderCheck, PrometheusLabelsAreValidUtf8) {
   expect_well_formed(text);
 }
 
-TEST(RenderCheck, OccupancyInJsonTextAndPrometheus) {
-  Report report;
-  report.hostname = "gpu-node-17";
-  report.cuda_version = 13000;
-  DeviceReport device;
-  device.identity.name = "NVIDIA H100 80GB HBM3";
-  device.identity.uuid = "GPU-1";
-  device.identity.pci_bus_id = "0000:1a:00.0";
-  Occupancy o = cudatool::testing::idle_occupancy();
-  o.processes = std::vector<GpuProcess>{{4242, "python3", 83429425152ull, true, false},
-                                        {77, "Xorg", std::nullopt, false, true}};
-  o.used_memory = 83429425152ull;
-  device.occupancy = o;
-  device.checks = occupancy_results(o, {});
-  CheckResult h2d = rate_result(Kind::hostlink, "h2d", 24.0, 63.0, std::nullopt, 0.75, "h2d");
-  mark_shared(h2d, sharers(o, {}), {});
-  device.checks.push_back(h2d);
-  report.devices.push_back(device);
-
-  const nlohmann::json j = check_json(report, 0);
-  const auto& occupancy = j["devices"][0]["occupancy"];
-  EXPECT_EQ(occupancy["processes"][0]["pid"], 4242);
-  EXPECT_EQ(occupancy["processes"][0]["name"], "python3");
-  EXPECT_EQ(occupancy["processes"][0]["used_memory_bytes"], 83429425152ull);
-  EXPECT_EQ(occupancy["processes"][1]["used_memory_bytes"], nullptr);
-  EXPECT_EQ(occupancy["processes"][1]["graphics"], true);
-  EXPECT_EQ(occupancy["compute_mode"], "default");
-  EXPECT_EQ(occupancy["gpu_utilization_percent"], 0);
-  EXPECT_EQ(occupancy["context_refused"], false);
-  EXPECT_EQ(j["devices"][0]["checks"][0]["check"], "occupancy");
-  EXPECT_EQ(j["devices"][0]["checks"][4]["verdict"], "warn");
-  EXPECT_EQ(j["devices"][0]["checks"][4]["shared_with"], sharers(o, {}));
-  EXPECT_FALSE(j["devices"][0]["checks"][0].contains("shared_with"));
-  EXPECT_EQ(j["verdict"], "warn");
-  // The bus id in NVML's form: 8 hex digits of domain, upper-case hex, as nvidia-smi.
-  EXPECT_EQ(j["devices"][0]["pci_bus_id_nvml"], "00000000:1A:00.0");
-  EXPECT_FALSE(j["devices"][0].contains("nvml_index"));
-
-  const std::string text = check_text(report);
-  EXPECT_TRUE(has(text, "warn    processes        2 processes (<= 0)")) << text;
-  EXPECT_TRUE(
-      has(text, "pid 4242 (python3, 77.7 GiB), pid 77 (Xorg, graphics, memory not reported)"))
-      << text;
+TEST(CheckPrometheus, OccupancyAsItsOwnMetrics) {
+  const Report report = occupancy_sample_report();
   const std::string prom = check_prometheus(&report, {0, 0});
   // Without NVML's index, no gpu label (never the CUDA ordinal in its place).
   const std::string labels =
@@ -332,8 +223,4 @@ TEST(RenderCheck, OccupancyInJsonTextAndPrometheus) {
   EXPECT_TRUE(has(prom, "cudatool_check_other_processes{" + labels + "} 2\n")) << prom;
   EXPECT_TRUE(has(prom, "check=\"occupancy\",name=\"processes\",verdict=\"warn\"} 1")) << prom;
   EXPECT_TRUE(has(prom, "\ncudatool_check_success 1\n")) << prom;
-
-  // No NVML reading: no occupancy object.
-  report.devices[0].occupancy.reset();
-  EXPECT_FALSE(check_json(report, 0)["devices"][0].contains("occupancy"));
 }

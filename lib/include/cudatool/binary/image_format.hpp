@@ -1,0 +1,13 @@
+// What an image of a compiled binary is and how it is stored: the kind of a fatbin entry
+// (or a bare CUBIN) and the compression nvcc applied. Values, not text: the tool spells them
+// (`kernels --json`: "elf", "ptx", "unknown"; "none", "lz4", "zstd").
+#pragma once
+
+namespace cudatool {
+
+// A CUBIN (ELF machine code), PTX, or a fatbin entry of a kind cudatool does not know.
+enum class ImageKind { elf, ptx, unknown };
+
+enum class FatbinCompression { none, lz4, zstd };
+
+}  // namespace cudatool
