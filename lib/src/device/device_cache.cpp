@@ -714,6 +714,9 @@ DeviceCacheOutcome choose(bool fresh, std::string_view fresh_source) {
       State& s = state();
       std::lock_guard lock(s.mutex);
       s.entry = std::move(entry);
+      // Readings are live for this lookup only: the Python module looks up again on every
+      // call, and a setting changed since its last call must be read again.
+      s.unchanged.clear();
       // Enumeration depends on MIG mode on GPUs that have it.
       if (reading_unchanged(s, "mig")) {
         outcome.path = DeviceCachePath::hit;
