@@ -12,6 +12,7 @@
 // out of the checks is a failure too.
 #pragma once
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -20,6 +21,8 @@
 #include <exception>
 #include <map>
 #include <string>
+
+#include "driver/driver_api.hpp"
 
 namespace cudatool::testing {
 
@@ -69,6 +72,32 @@ void expect_in_fake_driver(const char* libcuda, const std::map<std::string, std:
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(run_fake_driver_child(libcuda, settings, checks), ::testing::ExitedWithCode(0), "")
       << "the checks that failed in the child are above (Actual msg)";
+}
+
+// What the fake driver `libcuda` counts (tests/fake_driver: fake_cuda_count, e.g. live
+// streams), from the copy this process loaded; -2 where it is not loaded, -3 where that
+// fake counts nothing.
+inline long long fake_count(const char* libcuda, const char* what) {
+  void* library = ::dlopen(libcuda, RTLD_NOW | RTLD_NOLOAD);
+  if (library == nullptr) return -2;
+  auto* count = reinterpret_cast<long long (*)(const char*)>(::dlsym(library, "fake_cuda_count"));
+  const long long value = count ? count(what) : -3;
+  ::dlclose(library);
+  return value;
+}
+
+// The fake's primary context of device `ordinal` (it has two devices).
+inline CUcontext fake_context(int ordinal) {
+  CUcontext context = nullptr;
+  CUDATOOL_CU(cuDevicePrimaryCtxRetain, &context, ordinal);
+  return context;
+}
+
+// The calling thread's current context.
+inline CUcontext current_context() {
+  CUcontext context = nullptr;
+  CUDATOOL_CU(cuCtxGetCurrent, &context);
+  return context;
 }
 
 }  // namespace cudatool::testing

@@ -2,7 +2,6 @@
 // in the stream's own context whatever context the thread has current, and failures as the
 // library's errors. Against the fake driver's streams (run in a child, fake_driver_child.hpp)
 // and, where there is one, a real GPU (StreamGpu, skipped without).
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -19,7 +18,9 @@
 namespace cudatool::detail {
 namespace {
 
+using cudatool::testing::current_context;
 using cudatool::testing::expect_in_fake_driver;
+using cudatool::testing::fake_context;
 using cudatool::testing::FakeChecks;
 
 static_assert(!std::is_copy_constructible_v<Stream> && !std::is_copy_assignable_v<Stream>);
@@ -29,28 +30,9 @@ static_assert(!std::is_copy_constructible_v<Event> && !std::is_copy_assignable_v
 static_assert(std::is_nothrow_move_constructible_v<Event> &&
               std::is_nothrow_move_assignable_v<Event>);
 
-// What the fake driver counts (tests/fake_driver: fake_cuda_count), from the library it
-// loaded.
+// What the fake driver counts, from the library the child loaded.
 long long fake_count(const char* what) {
-  void* library = ::dlopen(CUDATOOL_FAKE_LIBCUDA_STREAMS, RTLD_NOW | RTLD_NOLOAD);
-  if (library == nullptr) return -2;
-  auto* count = reinterpret_cast<long long (*)(const char*)>(::dlsym(library, "fake_cuda_count"));
-  const long long value = count ? count(what) : -3;
-  ::dlclose(library);
-  return value;
-}
-
-// The fake's primary context of device `ordinal` (it has two devices).
-CUcontext fake_context(int ordinal) {
-  CUcontext context = nullptr;
-  CUDATOOL_CU(cuDevicePrimaryCtxRetain, &context, ordinal);
-  return context;
-}
-
-CUcontext current_context() {
-  CUcontext context = nullptr;
-  CUDATOOL_CU(cuCtxGetCurrent, &context);
-  return context;
+  return cudatool::testing::fake_count(CUDATOOL_FAKE_LIBCUDA_STREAMS, what);
 }
 
 TEST(Stream, MovesItsHandleAndIsDestroyedOnceInItsOwnContext) {

@@ -2,7 +2,6 @@
 // move-only, freed once, allocated in their own context whatever context the thread has
 // current, and failures as the library's errors. Against the fake driver (run in a child,
 // fake_driver_child.hpp) and, where there is one, a real GPU (BuffersGpu, skipped without).
-#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -19,7 +18,9 @@
 namespace cudatool::detail {
 namespace {
 
+using cudatool::testing::current_context;
 using cudatool::testing::expect_in_fake_driver;
+using cudatool::testing::fake_context;
 using cudatool::testing::FakeChecks;
 
 static_assert(!std::is_copy_constructible_v<DeviceBuffer> &&
@@ -31,27 +32,9 @@ static_assert(!std::is_copy_constructible_v<PinnedBuffer> &&
 static_assert(std::is_nothrow_move_constructible_v<PinnedBuffer> &&
               std::is_nothrow_move_assignable_v<PinnedBuffer>);
 
-// What the fake driver counts (tests/fake_driver: fake_cuda_count), from the library it
-// loaded.
+// What the fake driver counts, from the library the child loaded.
 long long fake_count(const char* what) {
-  void* library = ::dlopen(CUDATOOL_FAKE_LIBCUDA_STREAMS, RTLD_NOW | RTLD_NOLOAD);
-  if (library == nullptr) return -2;
-  auto* count = reinterpret_cast<long long (*)(const char*)>(::dlsym(library, "fake_cuda_count"));
-  const long long value = count ? count(what) : -3;
-  ::dlclose(library);
-  return value;
-}
-
-CUcontext fake_context(int ordinal) {
-  CUcontext context = nullptr;
-  CUDATOOL_CU(cuDevicePrimaryCtxRetain, &context, ordinal);
-  return context;
-}
-
-CUcontext current_context() {
-  CUcontext context = nullptr;
-  CUDATOOL_CU(cuCtxGetCurrent, &context);
-  return context;
+  return cudatool::testing::fake_count(CUDATOOL_FAKE_LIBCUDA_STREAMS, what);
 }
 
 TEST(DeviceBuffer, MovesItsMemoryAndFreesItOnce) {
