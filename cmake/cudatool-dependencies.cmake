@@ -98,18 +98,14 @@ endif()
 # included), or its static archive beside it for a target with CUDATOOL_LINK_STATIC.
 if(NOT TARGET cudatool_dep::crypto)
   add_library(cudatool_dep::crypto INTERFACE IMPORTED)
-  set(cudatool_crypto_static "")
   if(OPENSSL_CRYPTO_LIBRARY AND NOT CUDATOOL_STATIC_DEPENDENCIES)
     get_filename_component(cudatool_crypto_dir "${OPENSSL_CRYPTO_LIBRARY}" DIRECTORY)
     find_library(CUDATOOL_crypto_STATIC_LIBRARY libcrypto.a HINTS "${cudatool_crypto_dir}"
                  NO_DEFAULT_PATH)
-    if(CUDATOOL_crypto_STATIC_LIBRARY)
-      set(cudatool_crypto_static "${CUDATOOL_crypto_STATIC_LIBRARY}")
-    endif()
   endif()
-  if(cudatool_crypto_static)
+  if(CUDATOOL_crypto_STATIC_LIBRARY AND NOT CUDATOOL_STATIC_DEPENDENCIES)
     set_target_properties(cudatool_dep::crypto PROPERTIES INTERFACE_LINK_LIBRARIES
-      "$<${cudatool_link_static}:${cudatool_crypto_static}>;$<$<NOT:${cudatool_link_static}>:OpenSSL::Crypto>")
+      "$<${cudatool_link_static}:${CUDATOOL_crypto_STATIC_LIBRARY}>;$<$<NOT:${cudatool_link_static}>:OpenSSL::Crypto>")
     set_target_properties(cudatool_dep::crypto PROPERTIES
       INTERFACE_INCLUDE_DIRECTORIES "${OPENSSL_INCLUDE_DIR}")
   else()

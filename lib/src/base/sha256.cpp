@@ -15,7 +15,8 @@ namespace {
 // and would let a file of anyone's choosing load provider modules into the process.
 const EVP_MD* sha256_algorithm() {
   static const EVP_MD* const algorithm = [] {
-    if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, nullptr) != 1) return (EVP_MD*)nullptr;
+    if (OPENSSL_init_crypto(OPENSSL_INIT_NO_LOAD_CONFIG, nullptr) != 1)
+      return static_cast<EVP_MD*>(nullptr);
     return EVP_MD_fetch(nullptr, "SHA2-256", nullptr);
   }();
   return algorithm;

@@ -1,5 +1,6 @@
 #include "driver/nvml_inventory.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "driver/nvml_symbol.hpp"
@@ -59,9 +60,7 @@ bool nvml_not_supported(const NvmlReading& r) {
 
 std::optional<NvmlInventory> nvml_inventory(std::span<const std::string_view> readings) {
   const auto wanted = [&](std::string_view name) {
-    for (const std::string_view r : readings)
-      if (r == name) return true;
-    return false;
+    return std::ranges::find(readings, name) != readings.end();
   };
   using Count = nvmlReturn_t (*)(unsigned*);
   using ByIndex = nvmlReturn_t (*)(unsigned, nvmlDevice_t*);
