@@ -8,7 +8,8 @@
 // each result into its own pre-sized slot, so the output order is stable and nothing is
 // locked. Each thread reuses one buffer, so at most one decompressed image per thread is
 // held at a time (freed by its thread once no job is left); entries of architectures that
-// --arch leaves out are never decompressed. Errors in an entry are recorded with it. A
+// --arch leaves out are never decompressed, and an entry whose compressed bytes repeat
+// another's is read once for both. Errors in an entry are recorded with it. A
 // caller can take each image's kernels as soon as they are read (ScanOptions::on_image),
 // to overlap its own work (rendering) with the reading of the others. Decompression is the
 // floor: bench/bench_zstd_floor measures it alone.
