@@ -8,7 +8,6 @@
 #include <new>
 #include <numeric>
 #include <set>
-#include <string_view>
 #include <system_error>
 #include <tuple>
 
@@ -70,14 +69,23 @@ class Scanner {
 
   ScanResult run() {
     std::vector<JobResult> slots(jobs_.size());
+    // Entries that repeat another's compressed bytes are not read again: they take its
+    // kernels, from the same decompressed CUBIN, on the thread that read it.
+    const Repeats repeats = find_repeats();
     // Largest first, so that the last job to start is a small one; by decompressed size,
     // so that each thread's first job sizes its buffer once for all (by stored size, the
     // buffer grew again later: 33 MB of fresh pages on one thread for libcublasLt's 16.7).
-    std::vector<std::size_t> order(jobs_.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return jobs_[a].entry.decompressed_size > jobs_[b].entry.decompressed_size;
-    });
+    // A job's copies count as many more images of its size: libcublasLt has a 5 KB one
+    // with 1,296 copies, whose kernels take that thread ~13 ms to hand over; taken last,
+    // it ran on alone after the other 15 threads had finished.
+    const auto work = [&](std::size_t j) {
+      return jobs_[j].entry.decompressed_size * (1 + repeats.copies[j].size());
+    };
+    std::vector<std::size_t> order;
+    for (std::size_t j = 0; j < jobs_.size(); ++j)
+      if (!repeats.is_copy[j]) order.push_back(j);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return work(a) > work(b); });
     // Each mapped file's span of entries, for giving their pages back in bulk.
     for (const Job& j : jobs_) {
       if (!j.mapped || j.entry.payload.empty()) continue;
@@ -90,10 +98,6 @@ class Scanner {
         entry_extents_.back().end = std::max(entry_extents_.back().end, end);
       }
     }
-    // Entries that repeat another's compressed bytes are not read again: they take its
-    // kernels, from the same decompressed CUBIN.
-    const Repeats repeats = find_repeats();
-    std::erase_if(order, [&](std::size_t j) { return repeats.is_copy[j]; });
     const unsigned threads = worker_count(options_.threads, order.size());
     // One decompressor (buffer and zstd context) per thread, made on its first job.
     std::vector<std::unique_ptr<Decompressor>> decompressors(threads);
@@ -130,17 +134,17 @@ class Scanner {
 
  private:
   // The compressed entries whose bytes repeat an earlier job's (libcublasLt.so.13: 4,557 of
-  // its 5,832 repeat one of 1,275 others; ~3% of its decompression): found by size, then
-  // by a hash of the bytes, then by the bytes themselves; each is compared with one other
-  // only, so no input makes this quadratic.
+  // its 5,832 repeat one of 1,275 others; ~3% of its decompression). Entries of one size
+  // are compared with the first ones of that size whose bytes differ, at most four, so no
+  // input makes this quadratic; sizes on all threads.
   struct Repeats {
     std::vector<std::vector<std::size_t>> copies;  // per job: the later jobs with its bytes
-    std::vector<bool> is_copy;                     // per job: its bytes are an earlier job's
+    std::vector<char> is_copy;  // per job: its bytes are an earlier job's (one byte each:
+                                // written from several threads)
   };
   Repeats find_repeats() const {
     Repeats r{std::vector<std::vector<std::size_t>>(jobs_.size()),
-              std::vector<bool>(jobs_.size(), false)};
-    const auto bytes = [&](std::size_t j) { return jobs_[j].entry.payload; };
+              std::vector<char>(jobs_.size(), 0)};
     const auto key = [&](std::size_t j) {
       const FatbinEntry& e = jobs_[j].entry;
       return std::tuple(e.payload.size(), e.decompressed_size, e.compression);
@@ -151,31 +155,30 @@ class Scanner {
     std::sort(compressed.begin(), compressed.end(), [&](std::size_t a, std::size_t b) {
       return std::pair(key(a), a) < std::pair(key(b), b);
     });
-    std::vector<std::pair<std::size_t, std::size_t>> hashed;  // (hash, job) of one size
+    std::vector<std::pair<std::size_t, std::size_t>> sizes;  // [first, last) in `compressed`
     for (std::size_t first = 0, last; first < compressed.size(); first = last) {
       last = first + 1;
       while (last < compressed.size() && key(compressed[last]) == key(compressed[first])) ++last;
-      if (last - first < 2) continue;
-      hashed.clear();
-      for (std::size_t i = first; i < last; ++i) {
-        const auto b = bytes(compressed[i]);
-        hashed.emplace_back(std::hash<std::string_view>{}(std::string_view(
-                                reinterpret_cast<const char*>(b.data()), b.size())),
-                            compressed[i]);
-      }
-      std::sort(hashed.begin(), hashed.end());
-      for (std::size_t i = 0, leader = 0; i < hashed.size(); ++i) {
-        if (i == 0 || hashed[i].first != hashed[leader].first) {
-          leader = i;
-          continue;
-        }
-        const auto a = bytes(hashed[leader].second), b = bytes(hashed[i].second);
-        if (std::equal(a.begin(), a.end(), b.begin())) {
-          r.copies[hashed[leader].second].push_back(hashed[i].second);
-          r.is_copy[hashed[i].second] = true;
-        }
-      }
+      if (last - first > 1) sizes.emplace_back(first, last);
     }
+    parallel_for(sizes.size(), options_.threads, [&](std::size_t n) {
+      constexpr std::size_t kMostCompared = 4;
+      std::size_t read[kMostCompared], kept = 0;  // jobs read on their own, by job order
+      for (std::size_t i = sizes[n].first; i < sizes[n].second; ++i) {
+        const std::size_t j = compressed[i];
+        const auto bytes = jobs_[j].entry.payload;
+        const auto same = std::find_if(read, read + kept, [&](std::size_t other) {
+          const auto b = jobs_[other].entry.payload;
+          return std::equal(bytes.begin(), bytes.end(), b.begin());
+        });
+        if (same != read + kept) {
+          r.copies[*same].push_back(j);
+          r.is_copy[j] = 1;
+        } else if (kept < kMostCompared) {
+          read[kept++] = j;
+        }
+      }
+    });
     return r;
   }
 
