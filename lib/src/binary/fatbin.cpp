@@ -1,6 +1,7 @@
 #include "binary/fatbin.hpp"
 
 #include <lz4.h>
+#include <sys/mman.h>
 #include <zstd.h>
 
 #include <algorithm>
@@ -301,6 +302,31 @@ std::uint64_t decompressed_bytes_peak() {
   return budget().peak();
 }
 
+PageBuffer::PageBuffer(std::size_t size) {
+  constexpr std::size_t kHuge = 2u << 20;
+  if (size == 0) return;
+  const bool huge = size >= kHuge;
+  // A huge buffer is mapped one huge page larger, so that an aligned start can be cut.
+  const std::size_t rounded = huge ? (size + kHuge - 1) / kHuge * kHuge : size;
+  const std::size_t mapped = huge ? rounded + kHuge : rounded;
+  void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  auto* base = static_cast<std::uint8_t*>(p);
+  data_ = base;
+  mapped_ = mapped;
+  if (!huge) return;
+  const std::size_t lead = (kHuge - reinterpret_cast<std::uintptr_t>(base) % kHuge) % kHuge;
+  if (lead != 0) ::munmap(base, lead);
+  if (kHuge - lead != 0) ::munmap(base + lead + rounded, kHuge - lead);
+  data_ = base + lead;
+  mapped_ = rounded;
+  ::madvise(data_, mapped_, MADV_HUGEPAGE);  // advice: where refused, 4 KiB pages serve
+}
+
+PageBuffer::~PageBuffer() {
+  if (data_ != nullptr) ::munmap(data_, mapped_);
+}
+
 Decompressor::Decompressor() : zstd_(ZSTD_createDCtx()) {
   if (zstd_ == nullptr) throw std::bad_alloc();
 }
@@ -330,18 +356,18 @@ std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
   const auto size = static_cast<std::size_t>(e.decompressed_size);
   if (size > capacity_) {
     // Free this buffer before waiting for room, so that no two threads wait on each other.
-    buffer_.reset();
+    buffer_ = PageBuffer();
     budget().release(std::exchange(capacity_, 0));
     budget().acquire(size);
     try {
-      buffer_ = std::make_unique_for_overwrite<std::uint8_t[]>(size);
+      buffer_ = PageBuffer(size);
     } catch (...) {
       budget().release(size);
       throw;
     }
     capacity_ = size;
   }
-  std::uint8_t* const out = buffer_.get();
+  std::uint8_t* const out = buffer_.data();
   if (e.compression == FatbinCompression::zstd) {
     const unsigned long long frame = ZSTD_getFrameContentSize(e.payload.data(), e.payload.size());
     if (frame == ZSTD_CONTENTSIZE_ERROR)

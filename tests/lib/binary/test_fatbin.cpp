@@ -249,6 +249,27 @@ TEST(Fatbin, DecompressionIsCappedBeforeAllocatingAndSizesAreExact) {
 // held 1.2 GB at once (a 269 KB file took 2.1 GB at --jobs 16). What the whole process holds
 // decompressed is capped at kDecompressedBytesLimit; threads wait for room (issue 20,
 // item 9).
+// The decompression buffer: a huge one starts on a huge-page boundary and every byte is
+// writable; small ones and moves work as memory does.
+TEST(Fatbin, PageBufferIsWritableWholeAndHugeOnesAreAligned) {
+  for (const std::size_t size : {std::size_t{1}, std::size_t{4096}, std::size_t{(2u << 20) - 1},
+                                 std::size_t{2u << 20}, std::size_t{(5u << 20) + 3}}) {
+    PageBuffer buffer(size);
+    ASSERT_NE(buffer.data(), nullptr);
+    if (size >= (2u << 20)) {
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buffer.data()) % (2u << 20), 0u) << size;
+    }
+    std::memset(buffer.data(), 0xab, size);
+    EXPECT_EQ(buffer.data()[size - 1], 0xab);
+    PageBuffer moved(std::move(buffer));
+    EXPECT_EQ(buffer.data(), nullptr);
+    EXPECT_EQ(moved.data()[0], 0xab);
+    buffer = std::move(moved);
+    EXPECT_EQ(buffer.data()[size / 2], 0xab);
+  }
+  EXPECT_EQ(PageBuffer(0).data(), nullptr);
+}
+
 TEST(KernelScan, DecompressedBytesHeldAtOnceAreCappedForTheWholeProcess) {
   const Bytes zeros(100u << 20, 0);
   Bytes z(ZSTD_compressBound(zeros.size()));
