@@ -24,6 +24,7 @@ inline constexpr std::uint32_t kElfCudaShared = 0x7000000a;
 inline constexpr std::uint32_t kElfCudaGlobal = 0x70000007;
 inline constexpr std::uint16_t kElfRelocatable = 1;  // e_type ET_REL
 inline constexpr std::uint32_t kElfSymtab = 2;       // SHT_SYMTAB
+inline constexpr std::uint64_t kElfExecutable = 4;   // sh_flags SHF_EXECINSTR: machine code
 
 struct ElfSection {
   std::string_view name;

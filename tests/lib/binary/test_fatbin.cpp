@@ -32,6 +32,7 @@ using testing::Bytes;
 using testing::container;
 using testing::entry;
 using testing::EntrySpec;
+using testing::host_elf;
 using testing::put;
 
 Bytes read_file(const std::string& path) {
@@ -513,6 +514,30 @@ TEST(KernelScan, RepeatedCompressedEntriesGiveEveryImageItsOwnKernels) {
             << r.images[i].error;
       }
     }
+}
+
+// A shared library's fatbin containers are found in .nv_fatbin and in any section of data
+// (cuBLASLt's .cask_resource, cuFFT's .ldata, cuSPARSE's .rodata), never in code.
+TEST(KernelScan, ContainersAreFoundInEverySectionOfDataNotInCode) {
+  const Bytes c =
+      container({entry({.payload = Bytes(8, 3)}), entry({.kind = 1, .payload = Bytes(8, 'x')})});
+  Bytes padded(24, 0);
+  padded.insert(padded.end(), c.begin(), c.end());
+  const Bytes library = host_elf({{".text", 6, padded},
+                                  {".rodata", 2, padded},
+                                  {".nv_fatbin", 2, c},
+                                  {".cask_resource", 2, padded},
+                                  {".data", 3, padded}});
+  const ScanResult r = scan_bytes(library, "lib.so", {});
+  std::vector<std::string> sections;
+  for (const ScannedImage& i : r.images) sections.push_back(i.section);
+  EXPECT_EQ(sections,
+            (std::vector<std::string>{".rodata", ".rodata", ".nv_fatbin", ".nv_fatbin",
+                                      ".cask_resource", ".cask_resource", ".data", ".data"}));
+  // The same container in code alone: no CUDA code.
+  const ScanResult code = scan_bytes(host_elf({{".text", 6, padded}}), "code.so", {});
+  EXPECT_TRUE(code.images.empty());
+  EXPECT_FALSE(code.files[0].has_cuda_code);
 }
 
 TEST(KernelScan, EveryTruncationOfARealCubinIsAnEntryErrorNeverACrash) {
