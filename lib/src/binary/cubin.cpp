@@ -122,11 +122,18 @@ std::string DemangleCache::demangle(const std::string& name) {
   Shard& shard = shards_[name.size() % shards_.size()];
   {
     const std::lock_guard<std::mutex> lock(shard.mutex);
-    if (const auto it = shard.names.find(name); it != shard.names.end()) return it->second;
+    if (const auto it = shard.names.find(name); it != shard.names.end())
+      return std::string(it->second);
   }
   std::string text = cudatool::demangle(name);
   const std::lock_guard<std::mutex> lock(shard.mutex);
-  shard.names.emplace(name, text);
+  if (shard.names.contains(name)) return text;  // another thread came first
+  const auto keep = [&](std::string_view s) {
+    char* bytes = static_cast<char*>(shard.arena.allocate(s.size(), 1));
+    std::copy(s.begin(), s.end(), bytes);
+    return std::string_view(bytes, s.size());
+  };
+  shard.names.emplace(keep(name), keep(text));
   return text;
 }
 
