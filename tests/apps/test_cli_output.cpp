@@ -184,6 +184,25 @@ TEST(CliOutput, KernelsCsvQuotesNamesWithCommasAndCutsNothing) {
   EXPECT_TRUE(found) << r.out;
 }
 
+// Blocks of 64 KiB or more go to the descriptor from where they are (standard_output.cpp),
+// after what is buffered: the 100 KB kernels text of one image arrives whole and in place
+// in the document, and a full disk is still one line and exit 1.
+TEST(CliOutput, LargeBlocksReachStdoutWholeAndInOrder) {
+  const std::string cubin = kernels_data("long_name.cubin");
+  if (!fs::exists(cubin)) GTEST_SKIP() << "no nvcc-built 50,000-character kernel";
+  auto r = run_cudatool({"kernels", "--json", cubin}, without_driver());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc.at("kernels").size(), 1u);
+  EXPECT_EQ(doc.at("kernels")[0].at("name").get<std::string>(), std::string(50000, 'k'));
+  EXPECT_EQ(doc.at("images").size(), 1u);
+  ProcessOptions full = without_driver();
+  full.stdout_path = "/dev/full";
+  r = run_cudatool({"kernels", "--json", cubin}, full);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err, "cudatool: cannot write standard output: No space left on device\n");
+}
+
 TEST(CliOutput, KernelNamesAreCutOnlyOnATerminal) {
   const std::string cubin = kernels_data("long_name.cubin");
   if (!fs::exists(cubin)) GTEST_SKIP() << "no nvcc-built 50,000-character kernel";
