@@ -6,7 +6,6 @@
 #include <future>
 #include <memory>
 #include <new>
-#include <numeric>
 #include <set>
 #include <system_error>
 #include <tuple>
