@@ -317,7 +317,7 @@ PageBuffer::PageBuffer(std::size_t size) {
   if (!huge) return;
   const std::size_t lead = (kHuge - reinterpret_cast<std::uintptr_t>(base) % kHuge) % kHuge;
   if (lead != 0) ::munmap(base, lead);
-  if (kHuge - lead != 0) ::munmap(base + lead + rounded, kHuge - lead);
+  ::munmap(base + lead + rounded, kHuge - lead);  // the rest of the spare huge page
   data_ = base + lead;
   mapped_ = rounded;
   ::madvise(data_, mapped_, MADV_HUGEPAGE);  // advice: where refused, 4 KiB pages serve
