@@ -8,7 +8,9 @@
 #include <iostream>
 #include <streambuf>
 #include <string>
+#include <string_view>
 
+#include "cudatool/base/file_io.hpp"
 #include "exit_status.hpp"
 
 namespace cudatool::app {
@@ -49,7 +51,7 @@ class StandardOutput : public std::streambuf {
   // copied through the buffer 64 KiB at a time after the scan.
   std::streamsize xsputn(const char* s, std::streamsize n) override {
     if (n < static_cast<std::streamsize>(sizeof buffer_)) return std::streambuf::xsputn(s, n);
-    if (!drain() || !write_all(s, static_cast<std::size_t>(n))) return 0;
+    if (!drain() || !write_block(s, static_cast<std::size_t>(n))) return 0;
     return n;
   }
 
@@ -58,21 +60,14 @@ class StandardOutput : public std::streambuf {
     const char* p = pbase();
     const std::size_t left = static_cast<std::size_t>(pptr() - pbase());
     setp(buffer_, buffer_ + sizeof buffer_);
-    return write_all(p, left);
+    return write_block(p, left);
   }
 
-  bool write_all(const char* p, std::size_t left) {
-    while (left > 0) {
-      const ssize_t n = ::write(STDOUT_FILENO, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        if (error_ == 0) error_ = n < 0 ? errno : EIO;
-        return false;
-      }
-      p += n;
-      left -= static_cast<std::size_t>(n);
-    }
-    return true;
+  // The whole block, or false with the first failure's errno kept.
+  bool write_block(const char* p, std::size_t size) {
+    const int error = write_all(STDOUT_FILENO, std::string_view(p, size));
+    if (error != 0 && error_ == 0) error_ = error;
+    return error == 0;
   }
 
   char buffer_[1 << 16];

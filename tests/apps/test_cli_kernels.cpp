@@ -17,6 +17,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -283,6 +284,29 @@ TEST(CliKernels, EqualsCuobjdumpOnACuda11LibraryFromPyPI) {
     names[k["arch"].get<std::string>()].insert(k["name"].get<std::string>());
   EXPECT_EQ(names.size(), 12u);
   for (const auto& [arch, list] : names) EXPECT_EQ(list, names["sm_90"]) << arch;
+}
+
+// CUDATOOL_TEST_SCAN_TRACE (bench/RESULTS.md's phases): one line on stderr naming the scan's
+// steps in order, each at a time no earlier than the one before; nothing without it.
+TEST(CliKernels, ScanTraceNamesItsStepsInOrder) {
+  REQUIRE_DATA();
+  ProcessOptions traced = without_driver();
+  traced.env["CUDATOOL_TEST_SCAN_TRACE"] = "1";
+  const auto r = run_cudatool({"kernels", "--json", data("libkernels.so")}, traced);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(
+      r.err, m,
+      std::regex(R"(kernels scan: \[ start@([0-9.]+)ms searched@([0-9.]+)ms )"
+                 R"(fatbin-sections-read@([0-9.]+)ms jobs-built@([0-9.]+)ms )"
+                 R"(repeats-found@([0-9.]+)ms first-job@([0-9.]+)ms jobs-done@([0-9.]+)ms )"
+                 R"(done@([0-9.]+)ms \]\n)")))
+      << r.err;
+  for (std::size_t i = 2; i < m.size(); ++i)
+    EXPECT_LE(std::stod(m[i - 1]), std::stod(m[i])) << r.err;
+  const auto plain = run_cudatool({"kernels", "--json", data("libkernels.so")}, without_driver());
+  EXPECT_EQ(plain.err, "");
+  EXPECT_EQ(plain.out, r.out);
 }
 
 TEST(CliKernels, EveryCompressionModeAndContainerGivesTheSameKernels) {

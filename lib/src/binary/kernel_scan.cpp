@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <deque>
 #include <future>
 #include <memory>
@@ -10,6 +11,7 @@
 #include <system_error>
 #include <tuple>
 
+#include "base/phase_trace.hpp"
 #include "binary/archive.hpp"
 #include "binary/cubin_reader.hpp"
 #include "binary/elf.hpp"
@@ -21,6 +23,13 @@
 
 namespace cudatool {
 namespace {
+
+// Where a scan's time goes (CUDATOOL_TEST_SCAN_TRACE, a build with test hooks): one line on
+// stderr at its end, "kernels scan: [ search@7.1ms ... jobs-done@139.8ms ]".
+PhaseTrace& scan_trace() {
+  static PhaseTrace trace("CUDATOOL_TEST_SCAN_TRACE");
+  return trace;
+}
 
 // One unit of work: an ELF entry (or a bare CUBIN) to read.
 struct Job {
@@ -70,7 +79,9 @@ class Scanner {
     std::vector<JobResult> slots(jobs_.size());
     // Entries that repeat another's compressed bytes are not read again: they take its
     // kernels, from the same decompressed CUBIN, on the thread that read it.
+    scan_trace().step("jobs-built");
     const Repeats repeats = find_repeats();
+    scan_trace().step("repeats-found");
     // Largest first, so that the last job to start is a small one; by decompressed size,
     // so that each thread's first job sizes its buffer once for all (by stored size, the
     // buffer grew again later: 33 MB of fresh pages on one thread for libcublasLt's 16.7).
@@ -102,7 +113,7 @@ class Scanner {
     std::vector<std::unique_ptr<Decompressor>> decompressors(threads);
     std::atomic<std::size_t> started{0}, done{0};
     const auto job = [&](std::size_t n, unsigned worker) {
-      started.fetch_add(1, std::memory_order_relaxed);
+      if (started.fetch_add(1, std::memory_order_relaxed) == 0) scan_trace().step("first-job");
       if (!decompressors[worker]) decompressors[worker] = std::make_unique<Decompressor>();
       const std::size_t j = order[n];
       run_job(jobs_[j], slots[j], *decompressors[worker], repeats.copies[j], slots);
@@ -117,6 +128,7 @@ class Scanner {
                    [&] { options_.progress(done.load(std::memory_order_relaxed), jobs_.size()); });
     else
       parallel_for(order.size(), threads, job);
+    scan_trace().step("jobs-done");
     for (std::size_t j = 0; j < jobs_.size(); ++j) {
       ScannedImage& image = result_.images[jobs_[j].image];
       image.error = std::move(slots[j].error);
@@ -329,7 +341,9 @@ class Scanner {
       read_sequences();  // no thread to be had: read them here
     }
     auto found = find_fatbin_containers(named, ranges, split);
+    scan_trace().step("searched");
     if (sequences_read.valid()) sequences_read.get();
+    scan_trace().step("fatbin-sections-read");
     std::size_t entries = 0;
     for (const auto* list : {&sequences, &found})
       for (const auto& containers : *list)
@@ -469,6 +483,7 @@ const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFi
 }
 
 ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options) {
+  scan_trace().step("start");
   std::vector<std::unique_ptr<MappedFile>> files;
   Scanner scanner(options);
   // A file that changed while it was read (MappedFile) is reported as that, whatever its
@@ -493,6 +508,10 @@ ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOption
     throw;
   }
   check_files();
+  if (scan_trace().on()) {
+    scan_trace().step("done");
+    std::fprintf(stderr, "kernels scan: [%s ]\n", scan_trace().take().c_str());
+  }
   return result;
 }
 

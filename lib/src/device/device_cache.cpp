@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +20,7 @@
 #include <set>
 
 #include "base/json_read.hpp"
+#include "base/phase_trace.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/file_io.hpp"
 #include "cudatool/base/sha256.hpp"
@@ -50,41 +50,31 @@ std::string system_path(std::string_view absolute) {
   return std::string(absolute);
 }
 
-// When the process's static objects were made: the origin of the trace's times.
-const std::chrono::steady_clock::time_point process_origin = std::chrono::steady_clock::now();
-
-// The trace's steps: what the warm path spends its time on (bench/devices.sh's figures are
-// whole processes; these say which part of one is NVML's, which the entry's).
-std::string& trace_steps() {
-  static std::string steps;
-  return steps;
+// What the warm path spends its time on (bench/devices.sh's figures are whole processes;
+// these say which part of one is NVML's, which the entry's).
+PhaseTrace& device_trace() {
+  static PhaseTrace trace("CUDATOOL_TEST_DEVICE_CACHE_TRACE");
+  return trace;
 }
 void trace_step(const char* what) {
-  if (!test_hook("CUDATOOL_TEST_DEVICE_CACHE_TRACE")) return;
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - process_origin)
-          .count();
-  char text[64];
-  std::snprintf(text, sizeof text, " %s@%.1fms", what, ms);
-  trace_steps() += text;
+  device_trace().step(what);
 }
 
 // The test suite's view of which path was taken and why (a build with test hooks only).
 void trace(const DeviceCacheOutcome& outcome) {
-  if (!test_hook("CUDATOOL_TEST_DEVICE_CACHE_TRACE")) return;
+  if (!device_trace().on()) return;
   static constexpr const char* kNames[] = {"off", "hit", "refreshed", "cuinit"};
   trace_step("decided");
+  // What the command does after the decision (NVML's live values, the output) starts here.
   std::cerr << "device cache: " << kNames[static_cast<int>(outcome.path)]
-            << (outcome.why.empty() ? "" : " (" + outcome.why + ")") << " [" << trace_steps()
-            << " ]\n";
-  // What the command does after the decision (NVML's live values, the output) ends here.
-  trace_steps().clear();
+            << (outcome.why.empty() ? "" : " (" + outcome.why + ")") << " ["
+            << device_trace().take() << " ]\n";
   // Once per process: the Python module decides again on every call.
-  static const bool at_exit =
-      std::atexit([] {
-        trace_step("exit");
-        std::fprintf(stderr, "device cache: after the decision [%s ]\n", trace_steps().c_str());
-      }) == 0;
+  static const bool at_exit = std::atexit([] {
+                                trace_step("exit");
+                                std::fprintf(stderr, "device cache: after the decision [%s ]\n",
+                                             device_trace().take().c_str());
+                              }) == 0;
   (void)at_exit;
 }
 
