@@ -483,6 +483,7 @@ const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFi
 }
 
 ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options) {
+  scan_trace().take();  // what a scan that threw left (the Python module scans again)
   scan_trace().step("start");
   std::vector<std::unique_ptr<MappedFile>> files;
   Scanner scanner(options);
