@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/device/context.hpp"
 #include "device/stream.hpp"
 #include "driver/driver_api.hpp"
 #include "fake_driver_child.hpp"
@@ -116,8 +117,10 @@ class StreamGpu : public cudatool::testing::GpuTest {};
 // The real driver: a stream made in a device's context from a thread with none current
 // leaves none current, orders work, and its events time it; a moved-from pair holds nothing.
 TEST_F(StreamGpu, WorksOnTheDeviceAndLeavesTheCurrentContext) {
-  CUcontext context = nullptr;
-  CUDATOOL_CU(cuDevicePrimaryCtxRetain, &context, device().handle());
+  // The primary context, retained until the test ends (the library's own Context), and no
+  // context current: the handles must work from a thread with none.
+  const Context primary(device());
+  const CUcontext context = primary.handle();
   CUDATOOL_CU(cuCtxSetCurrent, nullptr);
   {
     Stream stream(context);
@@ -138,7 +141,6 @@ TEST_F(StreamGpu, WorksOnTheDeviceAndLeavesTheCurrentContext) {
     CUDATOOL_CU(cuCtxSetCurrent, nullptr);
   }
   EXPECT_EQ(current_context(), nullptr) << "destroying it left a context current";
-  CUDATOOL_CU(cuDevicePrimaryCtxRelease, device().handle());
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/device/context.hpp"
 #include "driver/driver_api.hpp"
 #include "fake_driver_child.hpp"
 #include "gpu_test.hpp"
@@ -110,8 +111,10 @@ class BuffersGpu : public cudatool::testing::GpuTest {};
 // The real driver: a device buffer filled on the device reads back through a pinned one;
 // each is freed when its owner is gone (the driver then refuses to free the pointer again).
 TEST_F(BuffersGpu, CopyThroughBothAndFreeOnDestruction) {
-  CUcontext context = nullptr;
-  CUDATOOL_CU(cuDevicePrimaryCtxRetain, &context, device().handle());
+  // The primary context, retained until the test ends (the library's own Context), and no
+  // context current: the handles must work from a thread with none.
+  const Context primary(device());
+  const CUcontext context = primary.handle();
   CUDATOOL_CU(cuCtxSetCurrent, nullptr);
   constexpr std::size_t kBytes = std::size_t{1} << 20;
   CUdeviceptr device_pointer = 0;
@@ -133,7 +136,6 @@ TEST_F(BuffersGpu, CopyThroughBothAndFreeOnDestruction) {
   EXPECT_NE(CUDATOOL_CU_RESULT(cuMemFreeHost, host_pointer), CUDA_SUCCESS) << "not freed";
   EXPECT_THROW(DeviceBuffer(context, std::size_t{1} << 50), MemoryError);  // 1 PiB
   CUDATOOL_CU(cuCtxSetCurrent, nullptr);
-  CUDATOOL_CU(cuDevicePrimaryCtxRelease, device().handle());
 }
 
 }  // namespace
