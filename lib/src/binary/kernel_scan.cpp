@@ -199,7 +199,7 @@ class Scanner {
     std::span<const std::uint8_t> contents;
     bool relocatable = false;
     try {
-      contents = decompressor.contents(job.entry, *job.source);
+      contents = decompressor.contents(job.entry, *job.source, job.mapped);
       // A compressed entry's bytes are done with once decompressed; a stored one's are
       // the CUBIN itself, done with once read.
       const bool stored = job.entry.compression == FatbinCompression::none;
@@ -318,8 +318,16 @@ class Scanner {
     std::vector<ScanRange> ranges;
     for (const Scanned& s : scanned)
       if (!s.fatbin) ranges.push_back({s.section->offset, s.section->offset + s.section->size});
-    ContainerScanSplit split{options_.threads, 8 << 20, {}};
-    if (mapped) split.after_chunk = [mapped](auto bytes) { mapped->release(bytes); };
+    // A mapped file's sections are searched in copies (read, not faulted in; on many
+    // threads no page-table lock shared). What reading a candidate's container faulted in
+    // is given back with its chunk.
+    ContainerScanSplit split{options_.threads, 8 << 20, {}, {}};
+    if (mapped) {
+      split.after_chunk = [mapped](auto bytes) { mapped->release(bytes); };
+      split.copy = [mapped, all = named.all()](std::uint64_t offset, std::span<std::uint8_t> to) {
+        mapped->copy(all.subspan(offset, to.size()), to.data());
+      };
+    }
     // The fatbin sections are read on a thread of their own while the others are searched
     // (a few ms for a large library, otherwise spent before any entry is read).
     std::vector<std::vector<FatbinContainer>> sequences;
