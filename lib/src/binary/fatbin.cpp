@@ -174,9 +174,14 @@ std::vector<FatbinContainer> scan_pass(const ByteReader& r, std::uint64_t begin,
   if (r.size() < kContainerHeaderSize) return found;
   const std::uint64_t stop = std::min<std::uint64_t>(end, r.size() - kContainerHeaderSize + 1);
   const bool copied = split != nullptr && split->copy;
-  // A multiple of 8, so that a window's end is aligned where it is not r's end.
-  const std::uint64_t window =
+  // Multiples of 8, so that a window's end is aligned where it is not r's end. After a
+  // container, the next window starts small and doubles while nothing is found: containers
+  // often follow one another (cuBLASLt's .cask_resource), and a full window copied after
+  // each of them was 100 MB copied for 16 bytes read.
+  const std::uint64_t largest =
       copied ? std::clamp<std::uint64_t>(split->chunk_bytes & ~std::uint64_t(7), 8, 256u << 10) : 0;
+  constexpr std::uint64_t kSmallestWindow = 4096;
+  std::uint64_t window = std::min(largest, kSmallestWindow);
   std::unique_ptr<std::uint8_t[]> staged;
   // The bytes of r from window_begin to window_end, at `view` (none yet where copied).
   const std::uint8_t* view = data;
@@ -184,7 +189,9 @@ std::vector<FatbinContainer> scan_pass(const ByteReader& r, std::uint64_t begin,
   std::uint64_t p = align8(begin);
   while (p < stop) {
     if (copied && (p < window_begin || p >= window_end)) {
-      if (!staged) staged = std::make_unique_for_overwrite<std::uint8_t[]>(window);
+      if (!staged) staged = std::make_unique_for_overwrite<std::uint8_t[]>(largest);
+      // Straight on from the last window: it held nothing, so the next one is larger.
+      window = p == window_end ? std::min(largest, window * 2) : std::min(largest, kSmallestWindow);
       window_begin = p;
       window_end = std::min<std::uint64_t>(r.size(), p + window);
       split->copy(p, std::span<std::uint8_t>(staged.get(), window_end - window_begin));
@@ -195,13 +202,22 @@ std::vector<FatbinContainer> scan_pass(const ByteReader& r, std::uint64_t begin,
     const std::uint64_t to = std::min(stop, window_end);
     p = next_magic(view, window_begin, p, to);
     if (p >= to) continue;
-    if (auto c = container_at(r, data, p)) {
+    // A candidate at p: read from r. Where a container ends and another follows at once
+    // (a fatbin section, cuBLASLt's .cask_resource), that one's magic is read from r too,
+    // on a page reading it faults in anyway, rather than through another window.
+    for (;;) {
+      auto c = container_at(r, data, p);
+      if (!c) {
+        p += 8;
+        break;
+      }
       local.push_back(p);
       p = align8(p + c->size);
       found.push_back(std::move(*c));
-      continue;
+      if (p >= stop || data[p] != 0x50 || data[p + 1] != 0xED || data[p + 2] != 0x55 ||
+          data[p + 3] != 0xBA)
+        break;
     }
-    p += 8;
   }
   return found;
 }

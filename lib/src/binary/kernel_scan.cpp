@@ -4,11 +4,9 @@
 #include <atomic>
 #include <cstdio>
 #include <deque>
-#include <future>
 #include <memory>
 #include <new>
 #include <set>
-#include <system_error>
 #include <tuple>
 
 #include "base/phase_trace.hpp"
@@ -315,57 +313,69 @@ class Scanner {
       if (!fatbin && (s.flags & kElfExecutable) != 0) continue;
       scanned.push_back({&s, std::move(name), fatbin});
     }
+    // Every section at once, in chunks on all threads, the fatbin sections too: theirs
+    // are then read as the sequence they must be only where what was found does not
+    // tile them (the search reads their ~5,800 headers in libcublasLt on all threads;
+    // read one after another they took 8-12 ms on the lent H100 before any entry).
     std::vector<ScanRange> ranges;
     for (const Scanned& s : scanned)
-      if (!s.fatbin) ranges.push_back({s.section->offset, s.section->offset + s.section->size});
+      ranges.push_back({s.section->offset, s.section->offset + s.section->size});
     // A mapped file's sections are searched in copies (read, not faulted in; on many
     // threads no page-table lock shared). What reading a candidate's container faulted in
-    // is given back with its chunk.
+    // is given back with its chunk, except in the fatbin sections, whose entries are read
+    // next.
     ContainerScanSplit split{options_.threads, 8 << 20, {}, {}};
     if (mapped) {
-      split.after_chunk = [mapped](auto bytes) { mapped->release(bytes); };
+      std::vector<ScanRange> keep;
+      for (std::size_t k = 0; k < scanned.size(); ++k)
+        if (scanned[k].fatbin) keep.push_back(ranges[k]);
+      split.after_chunk = [mapped, all = named.all(), keep](std::span<const std::uint8_t> bytes) {
+        const auto offset = static_cast<std::uint64_t>(bytes.data() - all.data());
+        for (const ScanRange& k : keep)
+          if (offset < k.end && offset + bytes.size() > k.begin) return;
+        mapped->release(bytes);
+      };
       split.copy = [mapped, all = named.all()](std::uint64_t offset, std::span<std::uint8_t> to) {
         mapped->copy(all.subspan(offset, to.size()), to.data());
       };
     }
-    // The fatbin sections are read on a thread of their own while the others are searched
-    // (a few ms for a large library, otherwise spent before any entry is read).
-    std::vector<std::vector<FatbinContainer>> sequences;
-    const auto read_sequences = [&] {
-      for (const Scanned& s : scanned) {
-        if (!s.fatbin) continue;
-        const ElfSection& section = *s.section;
-        // Its pages are kept: they hold the entries, read next (given back then, as
-        // entries are read); giving them back here cost 1-2 ms before the first entry on the
-        // lent H100 and faulted them all in again.
-        sequences.push_back(
-            read_fatbin_sequence(named, section.offset, section.offset + section.size, s.name));
-      }
-    };
-    std::future<void> sequences_read;
-    try {
-      sequences_read = std::async(std::launch::async, read_sequences);
-    } catch (const std::system_error&) {
-      read_sequences();  // no thread to be had: read them here
-    }
     auto found = find_fatbin_containers(named, ranges, split);
     scan_trace().step("searched");
-    if (sequences_read.valid()) sequences_read.get();
+    for (std::size_t k = 0; k < scanned.size(); ++k)
+      if (scanned[k].fatbin && !tiles(named, ranges[k], found[k]))
+        found[k] = read_fatbin_sequence(named, ranges[k].begin, ranges[k].end, scanned[k].name);
     scan_trace().step("fatbin-sections-read");
     std::size_t entries = 0;
-    for (const auto* list : {&sequences, &found})
-      for (const auto& containers : *list)
-        for (const FatbinContainer& c : containers) entries += c.entries.size();
+    for (const auto& containers : found)
+      for (const FatbinContainer& c : containers) entries += c.entries.size();
     result_.images.reserve(result_.images.size() + entries);
     jobs_.reserve(jobs_.size() + entries);
-    std::size_t next_found = 0, next_sequence = 0;
     // In an executable or shared library, __nv_relfatbin holds the relocatable objects the
     // host linker kept beside the device-linked image: not what the driver runs.
-    for (const Scanned& s : scanned) {
-      const bool leftovers = s.name == "__nv_relfatbin" && elf.type() != kElfRelocatable;
-      for (FatbinContainer& c : s.fatbin ? sequences[next_sequence++] : found[next_found++])
-        add_container(file, c, member, s.name, source, mapped, leftovers);
+    for (std::size_t k = 0; k < scanned.size(); ++k) {
+      const bool leftovers = scanned[k].name == "__nv_relfatbin" && elf.type() != kElfRelocatable;
+      for (FatbinContainer& c : found[k])
+        add_container(file, c, member, scanned[k].name, source, mapped, leftovers);
     }
+  }
+
+  // Whether `containers`, found by the search in the fatbin section `range`, are what
+  // reading it as a sequence gives: the section holds them one after another, each whole
+  // inside it, with only zero bytes around them. Those bytes (padding) are few.
+  static bool tiles(const ByteReader& r, const ScanRange& range,
+                    const std::vector<FatbinContainer>& containers) {
+    const auto zeros = [&](std::uint64_t from, std::uint64_t to) {
+      if (from > to || to > r.size()) return false;
+      const auto bytes = r.all().subspan(from, to - from);
+      return std::all_of(bytes.begin(), bytes.end(), [](std::uint8_t b) { return b == 0; });
+    };
+    std::uint64_t p = range.begin;
+    for (const FatbinContainer& c : containers) {
+      const std::uint64_t at = c.offset - r.origin();
+      if (at < p || at > range.end || c.size > range.end - at || !zeros(p, at)) return false;
+      p = at + c.size;
+    }
+    return zeros(p, range.end);
   }
 
   // The fatbin sections (and bare fatbin files): containers one after another, with zero

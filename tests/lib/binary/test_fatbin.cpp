@@ -17,6 +17,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "binary/archive.hpp"
@@ -608,6 +609,49 @@ TEST(KernelScan, ContainersAreFoundInEverySectionOfDataNotInCode) {
   const ScanResult code = scan_bytes(host_elf({{".text", 6, padded}}), "code.so", {});
   EXPECT_TRUE(code.images.empty());
   EXPECT_FALSE(code.files[0].has_cuda_code);
+}
+
+// A fatbin section is searched with the others, on all threads, and what is found must
+// tile it (containers one after another, zeros around them): anything else is read as the
+// sequence it must be, with that reading's errors, as before the search took it on.
+TEST(KernelScan, AFatbinSectionIsItsContainersOneAfterAnother) {
+  const Bytes a = container({entry({.payload = Bytes(8, 3)}), entry({.payload = Bytes(16, 4)})});
+  const Bytes b = container({entry({.kind = 1, .payload = Bytes(8, 'x')})});
+  const auto section = [](std::vector<Bytes> parts) {
+    Bytes out;
+    for (const Bytes& part : parts) out.insert(out.end(), part.begin(), part.end());
+    return out;
+  };
+  const auto offsets = [](const ScanResult& r) {
+    std::vector<std::uint64_t> at;
+    for (const ScannedImage& i : r.images) at.push_back(i.container_offset);
+    return at;
+  };
+  const auto scan = [](const Bytes& fatbin) {
+    ScanOptions options;
+    options.threads = 3;
+    return scan_bytes(host_elf({{".rodata", 2, Bytes(64, 7)}, {".nv_fatbin", 2, fatbin}}), "lib.so",
+                      options);
+  };
+  // Back to back, and with zero padding between (8 bytes, then 3: the next container
+  // unaligned, which the search does not look at) and after the last.
+  for (const auto& [pad1, pad2, tail] : {std::tuple{0, 0, 0}, std::tuple{8, 3, 40}}) {
+    const ScanResult r = scan(section({a, Bytes(pad1, 0), b, Bytes(pad2, 0), a, Bytes(tail, 0)}));
+    ASSERT_EQ(r.images.size(), 5u);
+    const std::uint64_t first = r.images[0].container_offset;
+    const std::uint64_t second = first + a.size() + pad1, third = second + b.size() + pad2;
+    EXPECT_EQ(offsets(r), (std::vector<std::uint64_t>{first, first, second, third, third}));
+    for (const ScannedImage& i : r.images) EXPECT_EQ(i.section, ".nv_fatbin");
+  }
+  // Anything else between them is an error naming where, as a sequence reads it.
+  EXPECT_NE(error_of([&] {
+              scan(section({a, Bytes(8, 9), b}));
+            }).find("no fatbin magic"),
+            std::string::npos);
+  // So is a container that runs past the section's end (the search alone would take it).
+  Bytes cut = section({a, b});
+  cut.resize(cut.size() - 8);
+  EXPECT_FALSE(error_of([&] { scan(cut); }).empty());
 }
 
 TEST(KernelScan, EveryTruncationOfARealCubinIsAnEntryErrorNeverACrash) {
