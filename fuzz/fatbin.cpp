@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <span>
 
 #include "binary/fatbin.hpp"
@@ -21,23 +20,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // whatever the chunk size: chunks of 64 to 1024 bytes put boundaries everywhere.
     const std::uint64_t chunk = size ? 64 * (1 + data[size - 1] % 16) : 64;
     const auto split = cudatool::find_fatbin_containers(
-        r, 0, r.size(), {.threads = 1, .chunk_bytes = chunk, .after_chunk = {}, .copy = {}});
-    // And searched through copied windows, as a mapped file is.
-    const auto copied = cudatool::find_fatbin_containers(
-        r, 0, r.size(),
-        {.threads = 1,
-         .chunk_bytes = chunk,
-         .after_chunk = {},
-         .copy = [&](std::uint64_t offset, std::span<std::uint8_t> to) {
-           if (offset > size || to.size() > size - offset) std::abort();
-           std::memcpy(to.data(), data + offset, to.size());
-         }});
-    for (const auto* found : {&split, &copied}) {
-      if (found->size() != containers.size()) std::abort();
-      for (std::size_t i = 0; i < found->size(); ++i)
-        if ((*found)[i].offset != containers[i].offset || (*found)[i].size != containers[i].size)
-          std::abort();
-    }
+        r, 0, r.size(), {.threads = 1, .chunk_bytes = chunk, .after_chunk = {}});
+    if (split.size() != containers.size()) std::abort();
+    for (std::size_t i = 0; i < split.size(); ++i)
+      if (split[i].offset != containers[i].offset || split[i].size != containers[i].size)
+        std::abort();
     for (const auto& c : containers) {
       cudatool::Decompressor decompressor;
       for (const auto& e : c.entries) {

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -117,17 +116,6 @@ void free_region(MappedFile::Region* r) {
   r->in_use.store(false, std::memory_order_release);
 }
 
-// Descriptors numbered below this are kept open by mappings: half the soft limit.
-std::uint64_t descriptors_to_keep() {
-  static const std::uint64_t limit = [] {
-    rlimit l{};
-    if (::getrlimit(RLIMIT_NOFILE, &l) != 0) return std::uint64_t{0};
-    if (l.rlim_cur == RLIM_INFINITY) return std::uint64_t{1} << 30;
-    return static_cast<std::uint64_t>(l.rlim_cur) / 2;
-  }();
-  return limit;
-}
-
 std::int64_t mtime_ns(const struct stat& st) {
   return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
 }
@@ -169,39 +157,13 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   mtime_ns_ = mtime_ns(st);
   void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
   const int e = errno;
-  if (p == MAP_FAILED) {
-    ::close(fd);
-    throw UsageError(path + ": cannot map the file: " + std::strerror(e));
-  }
+  ::close(fd);
+  if (p == MAP_FAILED) throw UsageError(path + ": cannot map the file: " + std::strerror(e));
   data_ = static_cast<const std::uint8_t*>(p);
   region_ = claim_region(data_, size_);
-  // A scan maps every file it is given at once: the descriptor is kept only while the
-  // process uses less than half of its limit, so that thousands of files still map.
-  if (static_cast<std::uint64_t>(fd) < descriptors_to_keep())
-    fd_ = fd;
-  else
-    ::close(fd);
-}
-
-void MappedFile::copy(std::span<const std::uint8_t> range, std::uint8_t* to) const {
-  std::size_t done = 0;
-  const auto lo = reinterpret_cast<std::uintptr_t>(data_);
-  const auto begin = reinterpret_cast<std::uintptr_t>(range.data());
-  if (fd_ >= 0 && begin >= lo && begin - lo <= size_ && range.size() <= size_ - (begin - lo)) {
-    const std::uint64_t offset = begin - lo;
-    while (done < range.size()) {
-      const ssize_t n =
-          ::pread(fd_, to + done, range.size() - done, static_cast<off_t>(offset + done));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-  }
-  if (done < range.size()) std::memcpy(to + done, range.data() + done, range.size() - done);
 }
 
 void MappedFile::unmap() noexcept {
-  if (fd_ >= 0) ::close(std::exchange(fd_, -1));
   free_region(std::exchange(region_, nullptr));
   if (data_ != nullptr) ::munmap(const_cast<std::uint8_t*>(data_), size_);
   data_ = nullptr;
@@ -217,7 +179,6 @@ MappedFile::MappedFile(MappedFile&& other) noexcept
       data_(std::exchange(other.data_, nullptr)),
       size_(std::exchange(other.size_, 0)),
       region_(std::exchange(other.region_, nullptr)),
-      fd_(std::exchange(other.fd_, -1)),
       device_(other.device_),
       inode_(other.inode_),
       mtime_ns_(other.mtime_ns_) {}
@@ -229,7 +190,6 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     size_ = std::exchange(other.size_, 0);
     region_ = std::exchange(other.region_, nullptr);
-    fd_ = std::exchange(other.fd_, -1);
     device_ = other.device_;
     inode_ = other.inode_;
     mtime_ns_ = other.mtime_ns_;

@@ -133,12 +133,11 @@ std::optional<FatbinContainer> container_at(const ByteReader& r, const std::uint
   return std::nullopt;
 }
 
-// The first 8-byte-aligned offset in [from, to) where the magic is, or `to`: `bytes` holds
-// the data from offset `base` (`from` aligned; four bytes readable at each offset before
-// `to`). Most of a searched section holds no magic: 64 bytes are tested at once (SSE2:
-// libcublasLt's 290 MB of data sections in 4x less time than word by word).
-std::uint64_t next_magic(const std::uint8_t* bytes, std::uint64_t base, std::uint64_t from,
-                         std::uint64_t to) {
+// The first 8-byte-aligned offset in [from, to) of `data` where the magic is, or `to`
+// (`from` aligned; four bytes readable at each offset before `to`). Most of a searched
+// section holds no magic: 64 bytes are tested at once (SSE2), where word by word the loop
+// took 1.5% of a one-thread scan of libcublasLt.so.13.
+std::uint64_t next_magic(const std::uint8_t* data, std::uint64_t from, std::uint64_t to) {
   std::uint64_t p = from;
 #if defined(__SSE2__)
   const __m128i magic = _mm_set1_epi32(static_cast<int>(kFatbinMagic));
@@ -146,7 +145,7 @@ std::uint64_t next_magic(const std::uint8_t* bytes, std::uint64_t base, std::uin
     return _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(at)), magic);
   };
   for (; p < to && to - p >= 64; p += 64) {
-    const std::uint8_t* b = bytes + (p - base);
+    const std::uint8_t* b = data + p;
     const __m128i any = _mm_or_si128(_mm_or_si128(equal(b), equal(b + 16)),
                                      _mm_or_si128(equal(b + 32), equal(b + 48)));
     // Lanes 0 and 2: the first four bytes of each 8-byte-aligned word.
@@ -155,69 +154,32 @@ std::uint64_t next_magic(const std::uint8_t* bytes, std::uint64_t base, std::uin
 #endif
   for (; p < to; p += 8) {
     std::uint32_t word;
-    std::memcpy(&word, bytes + (p - base), sizeof word);
+    std::memcpy(&word, data + p, sizeof word);
     if (word == kFatbinMagic) return p;
   }
   return to;
 }
 
 // One pass from `begin` (aligned) while the offset is before `end`: a container found is
-// skipped over whole, and may run past `end`. `local` gets each one's offset in `r`. With
-// split->copy, the magic is looked for in windows copied through it, and only a
-// candidate's container is read from `r`.
+// skipped over whole, and may run past `end`. `local` gets each one's offset in `r`.
 std::vector<FatbinContainer> scan_pass(const ByteReader& r, std::uint64_t begin, std::uint64_t end,
-                                       std::vector<std::uint64_t>& local,
-                                       const ContainerScanSplit* split = nullptr) {
+                                       std::vector<std::uint64_t>& local) {
   std::vector<FatbinContainer> found;
   const std::uint8_t* data = r.all().data();
   // The last offset a container header fits at, plus one.
   if (r.size() < kContainerHeaderSize) return found;
   const std::uint64_t stop = std::min<std::uint64_t>(end, r.size() - kContainerHeaderSize + 1);
-  const bool copied = split != nullptr && split->copy;
-  // Multiples of 8, so that a window's end is aligned where it is not r's end. After a
-  // container, the next window starts small and doubles while nothing is found: containers
-  // often follow one another (cuBLASLt's .cask_resource), and a full window copied after
-  // each of them was 100 MB copied for 16 bytes read.
-  const std::uint64_t largest =
-      copied ? std::clamp<std::uint64_t>(split->chunk_bytes & ~std::uint64_t(7), 8, 256u << 10) : 0;
-  constexpr std::uint64_t kSmallestWindow = 4096;
-  std::uint64_t window = std::min(largest, kSmallestWindow);
-  std::unique_ptr<std::uint8_t[]> staged;
-  // The bytes of r from window_begin to window_end, at `view` (none yet where copied).
-  const std::uint8_t* view = data;
-  std::uint64_t window_begin = 0, window_end = copied ? 0 : r.size();
   std::uint64_t p = align8(begin);
   while (p < stop) {
-    if (copied && (p < window_begin || p >= window_end)) {
-      if (!staged) staged = std::make_unique_for_overwrite<std::uint8_t[]>(largest);
-      // Straight on from the last window: it held nothing, so the next one is larger.
-      window = p == window_end ? std::min(largest, window * 2) : std::min(largest, kSmallestWindow);
-      window_begin = p;
-      window_end = std::min<std::uint64_t>(r.size(), p + window);
-      split->copy(p, std::span<std::uint8_t>(staged.get(), window_end - window_begin));
-      view = staged.get();
-    }
-    // An aligned offset below window_end has a whole word there: the window's end is
-    // aligned, or it is r's end, past `stop`.
-    const std::uint64_t to = std::min(stop, window_end);
-    p = next_magic(view, window_begin, p, to);
-    if (p >= to) continue;
-    // A candidate at p: read from r. Where a container ends and another follows at once
-    // (a fatbin section, cuBLASLt's .cask_resource), that one's magic is read from r too,
-    // on a page reading it faults in anyway, rather than through another window.
-    for (;;) {
-      auto c = container_at(r, data, p);
-      if (!c) {
-        p += 8;
-        break;
-      }
+    p = next_magic(data, p, stop);
+    if (p >= stop) break;
+    if (auto c = container_at(r, data, p)) {
       local.push_back(p);
       p = align8(p + c->size);
       found.push_back(std::move(*c));
-      if (p >= stop || data[p] != 0x50 || data[p + 1] != 0xED || data[p + 2] != 0x55 ||
-          data[p + 3] != 0xBA)
-        break;
+      continue;
     }
+    p += 8;
   }
   return found;
 }
@@ -260,7 +222,7 @@ std::vector<std::vector<FatbinContainer>> find_fatbin_containers(
     }
   }
   parallel_for(chunks.size(), split.threads, [&](std::size_t i) {
-    chunks[i].found = scan_pass(r, chunks[i].begin, chunks[i].end, chunks[i].local, &split);
+    chunks[i].found = scan_pass(r, chunks[i].begin, chunks[i].end, chunks[i].local);
     if (split.after_chunk)
       split.after_chunk(r.all().subspan(chunks[i].begin, chunks[i].end - chunks[i].begin));
   });
@@ -401,8 +363,7 @@ Decompressor::~Decompressor() {
 }
 
 std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
-                                                     const std::string& source,
-                                                     const MappedFile* file) {
+                                                     const std::string& source) {
   if (e.compression == FatbinCompression::none) return e.payload;
   const auto where = [&] {
     return source + ": " + e.arch.str() + " entry at offset " + hex(e.offset) + ": ";
@@ -433,38 +394,26 @@ std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
     capacity_ = size;
   }
   std::uint8_t* const out = buffer_.data();
-  // The compressed bytes, copied where they come from a mapped file. No larger than the
-  // decompressed size (admitted above), so this buffer never outgrows the other.
-  std::span<const std::uint8_t> payload = e.payload;
-  if (file != nullptr && !payload.empty() && payload.size() <= size) {
-    if (payload.size() > compressed_capacity_) {
-      compressed_.reset();
-      compressed_ = std::make_unique_for_overwrite<std::uint8_t[]>(payload.size());
-      compressed_capacity_ = payload.size();
-    }
-    file->copy(payload, compressed_.get());
-    payload = std::span<const std::uint8_t>(compressed_.get(), payload.size());
-  }
   if (e.compression == FatbinCompression::zstd) {
-    const unsigned long long frame = ZSTD_getFrameContentSize(payload.data(), payload.size());
+    const unsigned long long frame = ZSTD_getFrameContentSize(e.payload.data(), e.payload.size());
     if (frame == ZSTD_CONTENTSIZE_ERROR)
       throw UsageError(where() + "corrupt zstd data (no valid frame header)");
     if (frame != ZSTD_CONTENTSIZE_UNKNOWN && frame != e.decompressed_size)
       throw UsageError(where() + "zstd frame declares " + std::to_string(frame) +
                        " bytes, the entry " + std::to_string(e.decompressed_size));
     const std::size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(zstd_), out, size,
-                                              payload.data(), payload.size());
+                                              e.payload.data(), e.payload.size());
     if (ZSTD_isError(n))
       throw UsageError(where() + "corrupt zstd data (" + ZSTD_getErrorName(n) + ")");
     if (n != e.decompressed_size)
       throw UsageError(where() + "zstd data decompressed to " + std::to_string(n) +
                        " bytes, the entry declares " + std::to_string(e.decompressed_size));
   } else {
-    if (payload.size() > 0x7fffffffu || e.decompressed_size > 0x7fffffffu)
+    if (e.payload.size() > 0x7fffffffu || e.decompressed_size > 0x7fffffffu)
       throw UsageError(where() + "LZ4 entry larger than 2 GiB");
-    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(payload.data()),
+    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(e.payload.data()),
                                       reinterpret_cast<char*>(out),
-                                      static_cast<int>(payload.size()), static_cast<int>(size));
+                                      static_cast<int>(e.payload.size()), static_cast<int>(size));
     if (n < 0) throw UsageError(where() + "corrupt LZ4 data");
     if (static_cast<std::uint64_t>(n) != e.decompressed_size)
       throw UsageError(where() + "LZ4 data decompressed to " + std::to_string(n) +

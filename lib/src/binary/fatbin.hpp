@@ -24,7 +24,6 @@
 
 #include "binary/byte_reader.hpp"
 #include "cudatool/base/arch.hpp"
-#include "cudatool/base/mapped_file.hpp"
 #include "cudatool/binary/image_format.hpp"
 
 namespace cudatool {
@@ -71,11 +70,6 @@ struct ContainerScanSplit {
   // Called on the scanning thread with each chunk's bytes once scanned (to give back the
   // pages of a mapped file); may be empty.
   std::function<void(std::span<const std::uint8_t>)> after_chunk;
-  // Where set, the search reads the bytes through this rather than from `r`: it copies
-  // r's bytes at `offset` into `to` (a mapped file's copy(), which faults no page in), a
-  // window of at most 256 KiB (and at most chunk_bytes) at a time. A candidate's container
-  // is still read from `r`. May be empty.
-  std::function<void(std::uint64_t offset, std::span<std::uint8_t> to)> copy;
 };
 // The same containers, the same order, found by scanning chunks of the range on several
 // threads (or chunk by chunk on this one): a container that runs across the end of a chunk is kept,
@@ -146,19 +140,12 @@ class Decompressor {
   // naming `source`, the entry and what is wrong: a declared size over the cap, corrupt
   // data, a size that does not match, a size over kDecompressedBytesLimit. May wait for
   // other threads' Decompressors to free their buffers (kDecompressedBytesLimit).
-  // With `file` (the mapped file the payload lies in), a compressed payload no larger than
-  // its decompressed size is first copied through file.copy() into a second buffer of this
-  // Decompressor's: its pages are then never faulted in (libcublasLt.so.13 on 2 CPUs: 5%
-  // less wall time), and its bytes are read once however the file changes.
-  std::span<const std::uint8_t> contents(const FatbinEntry& entry, const std::string& source,
-                                         const MappedFile* file = nullptr);
+  std::span<const std::uint8_t> contents(const FatbinEntry& entry, const std::string& source);
   std::size_t capacity() const { return capacity_; }
 
  private:
   PageBuffer buffer_;
   std::size_t capacity_ = 0;
-  std::unique_ptr<std::uint8_t[]> compressed_;  // the copied payload (`file`)
-  std::size_t compressed_capacity_ = 0;
   void* zstd_ = nullptr;  // ZSTD_DCtx
 };
 

@@ -197,7 +197,7 @@ class Scanner {
     std::span<const std::uint8_t> contents;
     bool relocatable = false;
     try {
-      contents = decompressor.contents(job.entry, *job.source, job.mapped);
+      contents = decompressor.contents(job.entry, *job.source);
       // A compressed entry's bytes are done with once decompressed; a stored one's are
       // the CUBIN itself, done with once read.
       const bool stored = job.entry.compression == FatbinCompression::none;
@@ -320,11 +320,9 @@ class Scanner {
     std::vector<ScanRange> ranges;
     for (const Scanned& s : scanned)
       ranges.push_back({s.section->offset, s.section->offset + s.section->size});
-    // A mapped file's sections are searched in copies (read, not faulted in; on many
-    // threads no page-table lock shared). What reading a candidate's container faulted in
-    // is given back with its chunk, except in the fatbin sections, whose entries are read
-    // next.
-    ContainerScanSplit split{options_.threads, 8 << 20, {}, {}};
+    // Each chunk's pages are given back once searched, except in the fatbin sections, whose
+    // entries are read next.
+    ContainerScanSplit split{options_.threads, 8 << 20, {}};
     if (mapped) {
       std::vector<ScanRange> keep;
       for (std::size_t k = 0; k < scanned.size(); ++k)
@@ -334,9 +332,6 @@ class Scanner {
         for (const ScanRange& k : keep)
           if (offset < k.end && offset + bytes.size() > k.begin) return;
         mapped->release(bytes);
-      };
-      split.copy = [mapped, all = named.all()](std::uint64_t offset, std::span<std::uint8_t> to) {
-        mapped->copy(all.subspan(offset, to.size()), to.data());
       };
     }
     auto found = find_fatbin_containers(named, ranges, split);

@@ -13,7 +13,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <vector>
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/mapped_file.hpp"
@@ -97,35 +96,6 @@ TEST_F(MappedFileTest, WrittenInPlaceIsAChange) {
   EXPECT_EQ(file.bytes()[7], 'z');
   EXPECT_TRUE(file.changed());
   EXPECT_THROW(file.check_unchanged(), UsageError);
-}
-
-// copy() reads the file itself; where the file is now shorter, the rest comes from the
-// mapping (zeros past the new end) and the change is reported, as for a read of the mapping.
-TEST_F(MappedFileTest, CopyReadsTheFileAndTheMappingPastATruncation) {
-  {
-    std::ofstream out(path_, std::ios::binary);
-    for (std::size_t i = 0; i < kSize; ++i) out.put(static_cast<char>(i * 7 % 251));
-  }
-  const MappedFile file(path_);
-  const auto bytes = file.bytes();
-  std::string copied(3 * 4096 + 5, '?');
-  file.copy(bytes.subspan(4093, copied.size()), reinterpret_cast<std::uint8_t*>(copied.data()));
-  for (std::size_t i = 0; i < copied.size(); ++i)
-    ASSERT_EQ(static_cast<std::uint8_t>(copied[i]), (4093 + i) * 7 % 251) << i;
-  EXPECT_FALSE(file.changed());
-  // Bytes outside the mapping are copied as they are.
-  const std::uint8_t outside[3] = {1, 2, 3};
-  std::uint8_t to[3] = {};
-  file.copy(outside, to);
-  EXPECT_EQ(std::vector<int>(to, to + 3), std::vector<int>({1, 2, 3}));
-  // Truncated: what the file still holds, then zeros.
-  ASSERT_EQ(::truncate(path_.c_str(), 65536 + 10), 0);
-  std::string tail(20, '?');
-  file.copy(bytes.subspan(65536, tail.size()), reinterpret_cast<std::uint8_t*>(tail.data()));
-  for (std::size_t i = 0; i < 10; ++i)
-    EXPECT_EQ(static_cast<std::uint8_t>(tail[i]), (65536 + i) * 7 % 251) << i;
-  EXPECT_EQ(tail.substr(10), std::string(10, '\0'));
-  EXPECT_TRUE(file.changed());
 }
 
 // The handler takes only faults inside a live mapping: any other SIGBUS still kills.

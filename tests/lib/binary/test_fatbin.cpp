@@ -4,11 +4,9 @@
 // object (tests/CMakeLists.txt); tests that need one skip where nvcc was not there.
 #include <gtest/gtest.h>
 #include <lz4.h>
-#include <unistd.h>
 #include <zstd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -25,7 +23,6 @@
 #include "binary/elf.hpp"
 #include "binary/fatbin.hpp"
 #include "cudatool/base/error.hpp"
-#include "cudatool/base/mapped_file.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
 #include "fatbin_builder.hpp"
 
@@ -176,32 +173,26 @@ TEST(Fatbin, ScanSplitIntoChunksFindsWhatTheSinglePassFinds) {
   for (std::uint64_t chunk = 8; chunk <= 512; chunk += 8)
     for (unsigned threads : {1u, 3u})
       ASSERT_EQ(extents(find_fatbin_containers(
-                    r, 0, b.size(),
-                    {.threads = threads, .chunk_bytes = chunk, .after_chunk = {}, .copy = {}})),
+                    r, 0, b.size(), {.threads = threads, .chunk_bytes = chunk, .after_chunk = {}})),
                 single)
           << "chunks of " << chunk << " bytes on " << threads << " threads";
   // A range that starts or ends inside a container: the same as the single pass there.
   for (std::uint64_t begin : {0u, 8u, 40u, 400u})
     for (std::uint64_t end : {b.size(), b.size() - 100, std::size_t{600}})
-      ASSERT_EQ(
-          extents(find_fatbin_containers(
-              r, begin, end, {.threads = 2, .chunk_bytes = 16, .after_chunk = {}, .copy = {}})),
-          extents(find_fatbin_containers(r, begin, end)))
+      ASSERT_EQ(extents(find_fatbin_containers(
+                    r, begin, end, {.threads = 2, .chunk_bytes = 16, .after_chunk = {}})),
+                extents(find_fatbin_containers(r, begin, end)))
           << begin << ".." << end;
   // Several ranges at once (the sections of a file): each as its own single pass, and each
   // scanned chunk handed back once.
   const std::vector<ScanRange> ranges = {{0, 200}, {200, 208}, {208, b.size()}, {40, 40}, {8, 600}};
   std::uint64_t handed_back = 0;
   std::mutex m;
-  const auto all = find_fatbin_containers(r, ranges,
-                                          {.threads = 3,
-                                           .chunk_bytes = 24,
-                                           .after_chunk =
-                                               [&](auto bytes) {
-                                                 const std::lock_guard<std::mutex> lock(m);
-                                                 handed_back += bytes.size();
-                                               },
-                                           .copy = {}});
+  const auto all = find_fatbin_containers(
+      r, ranges, {.threads = 3, .chunk_bytes = 24, .after_chunk = [&](auto bytes) {
+                    const std::lock_guard<std::mutex> lock(m);
+                    handed_back += bytes.size();
+                  }});
   ASSERT_EQ(all.size(), ranges.size());
   std::uint64_t total = 0;
   for (std::size_t k = 0; k < ranges.size(); ++k) {
@@ -210,33 +201,6 @@ TEST(Fatbin, ScanSplitIntoChunksFindsWhatTheSinglePassFinds) {
     total += ranges[k].end - ranges[k].begin;
   }
   EXPECT_EQ(handed_back, total);
-  // Searched through copies of windows (a mapped file's copy()): the same containers, and
-  // only the copies are searched for the magic (a copy of zeros finds nothing).
-  for (std::uint64_t chunk : {8u, 24u, 64u, 200u, 512u, 8u << 20})
-    for (unsigned threads : {1u, 3u}) {
-      std::atomic<std::uint64_t> copied{0};
-      const auto through =
-          find_fatbin_containers(r, ranges,
-                                 {.threads = threads,
-                                  .chunk_bytes = chunk,
-                                  .after_chunk = {},
-                                  .copy = [&](std::uint64_t offset, std::span<std::uint8_t> to) {
-                                    ASSERT_LE(offset + to.size(), b.size());
-                                    std::memcpy(to.data(), b.data() + offset, to.size());
-                                    copied += to.size();
-                                  }});
-      for (std::size_t k = 0; k < ranges.size(); ++k)
-        EXPECT_EQ(extents(through[k]), extents(all[k])) << "range " << k << ", chunk " << chunk;
-      EXPECT_GT(copied.load(), 0u);
-    }
-  const auto blind = find_fatbin_containers(r, 0, b.size(),
-                                            {.threads = 2,
-                                             .chunk_bytes = 64,
-                                             .after_chunk = {},
-                                             .copy = [](std::uint64_t, std::span<std::uint8_t> to) {
-                                               std::fill(to.begin(), to.end(), std::uint8_t{0});
-                                             }});
-  EXPECT_TRUE(blind.empty());
 }
 
 TEST(Fatbin, DecompressionIsCappedBeforeAllocatingAndSizesAreExact) {
@@ -281,40 +245,6 @@ TEST(Fatbin, DecompressionIsCappedBeforeAllocatingAndSizesAreExact) {
   corrupt.payload = garbage;
   EXPECT_NE(error_of([&] { buffer.contents(corrupt, "f"); }).find("corrupt LZ4"),
             std::string::npos);
-}
-
-// A compressed payload inside a mapped file is copied through the file first: the same
-// contents; and where the file was cut short under it, the copy's zeros are corrupt data
-// and the file says it changed.
-TEST(Fatbin, ACompressedPayloadInAMappedFileIsCopiedThroughTheFile) {
-  Bytes text(300000);
-  for (std::size_t i = 0; i < text.size(); ++i)
-    text[i] = static_cast<std::uint8_t>(i % 97 + i / 5000);
-  Bytes frame(ZSTD_compressBound(text.size()));
-  frame.resize(ZSTD_compress(frame.data(), frame.size(), text.data(), text.size(), 3));
-  const std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("cudatool-copied-" + std::to_string(::getpid()));
-  {
-    std::ofstream out(path, std::ios::binary);
-    out << std::string(8192, 'p');
-    out.write(reinterpret_cast<const char*>(frame.data()),
-              static_cast<std::streamsize>(frame.size()));
-  }
-  const MappedFile file(path.string());
-  FatbinEntry e;
-  e.arch = Arch::parse("sm_90", "test");
-  e.compression = FatbinCompression::zstd;
-  e.payload = file.bytes().subspan(8192);
-  e.decompressed_size = text.size();
-  Decompressor decompressor;
-  const auto contents = decompressor.contents(e, "f", &file);
-  EXPECT_TRUE(std::equal(contents.begin(), contents.end(), text.begin(), text.end()));
-  EXPECT_FALSE(file.changed());
-  std::filesystem::resize_file(path, 8192 + 100);
-  EXPECT_NE(error_of([&] { decompressor.contents(e, "f", &file); }).find("corrupt zstd"),
-            std::string::npos);
-  EXPECT_TRUE(file.changed());
-  std::filesystem::remove(path);
 }
 
 // The decompression buffer: a huge one starts on a huge-page boundary and every byte is

@@ -37,12 +37,6 @@ class MappedFile {
   // Drops the whole pages inside `range` (a part of bytes()) from this process's memory;
   // reading them again faults them back in from the file.
   void release(std::span<const std::uint8_t> range) const;
-  // Copies `range` (a part of bytes()) to `to`, reading the file (pread) rather than the
-  // mapping: no page is faulted in, so none needs giving back, and threads copying at once
-  // share no page-table lock. Where the file cannot be read so (no descriptor kept, an
-  // error, fewer bytes than asked: it was truncated), the rest is copied from the mapping,
-  // whose SIGBUS handling then marks the file changed.
-  void copy(std::span<const std::uint8_t> range, std::uint8_t* to) const;
 
   // Whether the file changed since it was mapped: a read past its new end faulted, or its
   // size or modification time differs (the path naming another file now is no change:
@@ -60,7 +54,6 @@ class MappedFile {
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
   Region* region_ = nullptr;
-  int fd_ = -1;  // kept for copy() while the process has descriptors to spare, else -1
   std::uint64_t device_ = 0, inode_ = 0;
   std::int64_t mtime_ns_ = 0;
 };
