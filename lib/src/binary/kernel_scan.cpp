@@ -316,7 +316,7 @@ class Scanner {
     // Every section at once, in chunks on all threads, the fatbin sections too: theirs
     // are then read as the sequence they must be only where what was found does not
     // tile them (the search reads their ~5,800 headers in libcublasLt on all threads;
-    // read one after another they took 8-12 ms on the lent H100 before any entry).
+    // read one after another they took 7-12 ms on the lent H100 before any entry).
     std::vector<ScanRange> ranges;
     for (const Scanned& s : scanned)
       ranges.push_back({s.section->offset, s.section->offset + s.section->size});
