@@ -7,8 +7,10 @@
 #   defaults: build/apps/cudatool/cudatool, $CUDA_HOME/lib64/libcublasLt.so.13, 3
 #   CPUS=0,1   run both tools on these CPUs only (taskset): a 2-core machine on a larger one
 #   FLOOR=PATH bench_zstd_floor (default: build/bench/bench_zstd_floor beside CUDATOOL's
-#              build): decompression alone on the same CPUs, the floor under any tool that
-#              reads every entry, and the largest ratio it leaves against cuobjdump
+#              build): decompression alone on the same CPUs, of every entry (the floor under
+#              any tool that reads every entry) and of each distinct entry once (the floor
+#              under kernels, which reads repeats once), and the largest ratio each leaves
+#              against cuobjdump
 #   ONE_THREAD=N  then N interleaved rounds of `kernels --json --jobs 1` and the floor on
 #              one thread: cudatool's user time against the floor's CPU time (issue 19:
 #              within 10%)
@@ -58,32 +60,42 @@ done
 awk -v a="${median[cuobjdump_all]}" -v b="${median[cudatool_all]}" -v c="${median[cuobjdump_sm90]}" -v d="${median[cudatool_sm90]}" \
   'BEGIN { printf "cuobjdump / cudatool, median wall: all architectures %.1fx, --arch sm_90 %.1fx\n", a / b, c / d }'
 
-# The floor: every compressed entry decompressed and nothing else, on as many threads as
-# CPUs (its own Google Benchmark run after the rounds, not interleaved with them).
+# The floors: every compressed entry decompressed and nothing else, and each distinct one
+# once (entries whose compressed bytes repeat another's are read once, as `kernels` reads
+# them), on as many threads as CPUs (their own Google Benchmark run after the rounds, not
+# interleaved with them).
 floor=${FLOOR:-$(dirname "$cudatool")/../../bench/bench_zstd_floor}
 if [[ -x $floor ]]; then
   cpus=$("${pin[@]}" nproc)
-  ms=$(CUDATOOL_BENCH_FILE=$file "${pin[@]}" "$floor" --benchmark_filter="BM_DecompressEveryEntry/$cpus/" 2>/dev/null |
-    awk -v n="BM_DecompressEveryEntry/$cpus/" 'index($1, n) == 1 { print $2 }')
-  if [[ -n $ms ]]; then
-    awk -v ms="$ms" -v n="$cpus" -v a="${median[cuobjdump_all]}" -v b="${median[cudatool_all]}" 'BEGIN {
-      printf "decompression alone (bench_zstd_floor) on %d threads: %.3f s; cudatool_all is %.2fx that floor; the largest ratio against cuobjdump_all that the floor leaves: %.1fx\n", n, ms / 1000, b / (ms / 1000), a / (ms / 1000) }'
-  fi
+  CUDATOOL_BENCH_FILE=$file "${pin[@]}" "$floor" --benchmark_filter="/$cpus/" 2>/dev/null >"$tmp/floors" || true
+  for bench in EveryEntry:"decompression alone (bench_zstd_floor), every entry" \
+    EachDistinctEntry:"decompression alone, each distinct entry once (what kernels reads)"; do
+    name=BM_Decompress${bench%%:*}/$cpus/
+    ms=$(awk -v n="$name" 'index($1, n) == 1 { print $2 }' "$tmp/floors")
+    [[ -n $ms ]] || continue
+    awk -v ms="$ms" -v n="$cpus" -v what="${bench#*:}" -v a="${median[cuobjdump_all]}" -v b="${median[cudatool_all]}" 'BEGIN {
+      printf "%s on %d threads: %.3f s; cudatool_all is %.2fx that floor; the largest ratio against cuobjdump_all that it leaves: %.1fx\n", what, n, ms / 1000, b / (ms / 1000), a / (ms / 1000) }'
+  done
 else
   echo "(no bench_zstd_floor at $floor: the decompression floor is not measured)"
 fi
 
-# One thread: cudatool's user time against decompression alone (the floor's CPU seconds,
+# One thread: cudatool's user time against decompression alone (each floor's CPU seconds,
 # every thread's, per iteration), round by round, medians.
 if [[ -n ${ONE_THREAD:-} && -x $floor ]]; then
   for ((r = 0; r < ONE_THREAD; ++r)); do
-    CUDATOOL_BENCH_FILE=$file "${pin[@]}" "$floor" --benchmark_filter="BM_DecompressEveryEntry/1/" 2>/dev/null |
-      grep -o 'cpu_s=[0-9.]*' | cut -d= -f2 >>"$tmp/floor1"
+    CUDATOOL_BENCH_FILE=$file "${pin[@]}" "$floor" --benchmark_filter="/1/" 2>/dev/null >"$tmp/floors1" || true
+    for bench in EveryEntry EachDistinctEntry; do
+      awk -v n="BM_Decompress$bench/1/" 'index($1, n) == 1' "$tmp/floors1" |
+        grep -o 'cpu_s=[0-9.]*' | cut -d= -f2 >>"$tmp/floor1-$bench"
+    done
     "${pin[@]}" /usr/bin/time -f '%U %S' -a -o "$tmp/one" $cudatool kernels --json --jobs 1 "$file" >/dev/null
   done
-  f=$(sort -n "$tmp/floor1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
-  u=$(sort -n "$tmp/one" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}')
+  median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+  f=$(median "$tmp/floor1-EveryEntry")
+  d=$(median "$tmp/floor1-EachDistinctEntry")
+  u=$(median "$tmp/one")
   s=$(sort -n -k2 "$tmp/one" | awk '{v[NR]=$2} END {print v[int((NR+1)/2)]}')
-  awk -v f="$f" -v u="$u" -v s="$s" -v n="$ONE_THREAD" 'BEGIN {
-    printf "one thread, %d rounds, medians: cudatool --jobs 1 user %.3f s (system %.3f s); decompression alone %.3f CPU-s; user / floor %.2fx\n", n, u, s, f, u / f }'
+  awk -v f="$f" -v d="$d" -v u="$u" -v s="$s" -v n="$ONE_THREAD" 'BEGIN {
+    printf "one thread, %d rounds, medians: cudatool --jobs 1 user %.3f s (system %.3f s); decompression alone %.3f CPU-s (each distinct entry once: %.3f); user / floor %.2fx (%.2fx)\n", n, u, s, f, d, u / f, u / d }'
 fi
