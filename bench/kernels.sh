@@ -91,10 +91,10 @@ if [[ -n ${ONE_THREAD:-} && -x $floor ]]; then
     done
     "${pin[@]}" /usr/bin/time -f '%U %S' -a -o "$tmp/one" $cudatool kernels --json --jobs 1 "$file" >/dev/null
   done
-  median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
-  f=$(median "$tmp/floor1-EveryEntry")
-  d=$(median "$tmp/floor1-EachDistinctEntry")
-  u=$(median "$tmp/one")
+  median_of() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+  f=$(median_of "$tmp/floor1-EveryEntry")
+  d=$(median_of "$tmp/floor1-EachDistinctEntry")
+  u=$(median_of "$tmp/one")
   s=$(sort -n -k2 "$tmp/one" | awk '{v[NR]=$2} END {print v[int((NR+1)/2)]}')
   awk -v f="$f" -v d="$d" -v u="$u" -v s="$s" -v n="$ONE_THREAD" 'BEGIN {
     printf "one thread, %d rounds, medians: cudatool --jobs 1 user %.3f s (system %.3f s); decompression alone %.3f CPU-s (each distinct entry once: %.3f); user / floor %.2fx (%.2fx)\n", n, u, s, f, d, u / f, u / d }'
