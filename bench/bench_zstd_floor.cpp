@@ -69,12 +69,11 @@ struct Library {
       if (a.payload.size() != b.payload.size()) return a.payload.size() > b.payload.size();
       return std::memcmp(a.payload.data(), b.payload.data(), a.payload.size()) < 0;
     };
+    const auto same_bytes = [](const cudatool::FatbinEntry& a, const cudatool::FatbinEntry& b) {
+      return std::equal(a.payload.begin(), a.payload.end(), b.payload.begin(), b.payload.end());
+    };
     std::stable_sort(distinct.begin(), distinct.end(), bytes_less);
-    distinct.erase(std::unique(distinct.begin(), distinct.end(),
-                               [&](const auto& a, const auto& b) {
-                                 return !bytes_less(a, b) && !bytes_less(b, a);
-                               }),
-                   distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end(), same_bytes), distinct.end());
     for (const auto& e : distinct) distinct_bytes_out += e.decompressed_size;
   }
 };
@@ -89,9 +88,9 @@ const Library* library_or_skip(benchmark::State& state) {
   return &library;
 }
 
-void decompress_all(benchmark::State& state, const std::vector<cudatool::FatbinEntry>& entries,
-                    std::uint64_t bytes_out) {
-  const std::string path = library_path();
+void decompress_all(benchmark::State& state, const Library& library,
+                    const std::vector<cudatool::FatbinEntry>& entries, std::uint64_t bytes_out) {
+  const std::string& path = library.file.path();
   const auto threads = static_cast<unsigned>(state.range(0));
   double cpu = 0;
   for (auto _ : state) {
@@ -112,12 +111,12 @@ void decompress_all(benchmark::State& state, const std::vector<cudatool::FatbinE
 
 void BM_DecompressEveryEntry(benchmark::State& state) {
   if (const Library* library = library_or_skip(state))
-    decompress_all(state, library->entries, library->bytes_out);
+    decompress_all(state, *library, library->entries, library->bytes_out);
 }
 
 void BM_DecompressEachDistinctEntry(benchmark::State& state) {
   if (const Library* library = library_or_skip(state))
-    decompress_all(state, library->distinct, library->distinct_bytes_out);
+    decompress_all(state, *library, library->distinct, library->distinct_bytes_out);
 }
 
 void thread_counts(benchmark::internal::Benchmark* b) {
