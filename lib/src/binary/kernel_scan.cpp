@@ -14,6 +14,7 @@
 #include "binary/cubin_reader.hpp"
 #include "binary/elf.hpp"
 #include "binary/fatbin.hpp"
+#include "binary/ptx_header.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/mapped_file.hpp"
 #include "cudatool/base/parallel.hpp"
@@ -29,9 +30,13 @@ PhaseTrace& scan_trace() {
   return trace;
 }
 
-// One unit of work: an ELF entry (or a bare CUBIN) to read.
+// One unit of work: an ELF entry (or a bare CUBIN) to read, or in a headers-only scan an
+// entry's first bytes.
+enum class JobRead { kernels, ptx_header, elf_header };
+
 struct Job {
   std::size_t image = 0;
+  JobRead read = JobRead::kernels;
   FatbinEntry entry;                    // compression none with payload = the CUBIN for a bare one
   const std::string* source = nullptr;  // the file (or member), in Scanner::sources_
   const MappedFile* mapped = nullptr;   // pages to release once read, where mapped
@@ -49,7 +54,7 @@ class Scanner {
 
   void add(const ByteReader& r, const MappedFile* mapped) {
     const std::size_t file = result_.files.size();
-    result_.files.push_back({r.source(), r.size(), false, ""});
+    result_.files.push_back({r.source(), r.size(), false, "", 0, {}});
     const auto bytes = r.all();
     if (is_ar_archive(bytes)) {
       bool any_object = false;
@@ -78,7 +83,11 @@ class Scanner {
     // Entries that repeat another's compressed bytes are not read again: they take its
     // kernels, from the same decompressed CUBIN, on the thread that read it.
     scan_trace().step("jobs-built");
-    const Repeats repeats = find_repeats();
+    // A headers-only scan reads a few KiB of each job: repeats are not worth finding.
+    const Repeats repeats = options_.headers_only
+                                ? Repeats{std::vector<std::vector<std::size_t>>(jobs_.size()),
+                                          std::vector<char>(jobs_.size(), 0)}
+                                : find_repeats();
     scan_trace().step("repeats-found");
     // Largest first, so that the last job to start is a small one; by decompressed size,
     // so that each thread's first job sizes its buffer once for all (by stored size, the
@@ -194,6 +203,10 @@ class Scanner {
   // Reads one job and gives its kernels to the jobs in `copies` (the same compressed bytes).
   void run_job(const Job& job, JobResult& out, Decompressor& decompressor,
                const std::vector<std::size_t>& copies, std::vector<JobResult>& slots) {
+    if (job.read != JobRead::kernels) {
+      read_header(job, out, decompressor);
+      return;
+    }
     std::span<const std::uint8_t> contents;
     bool relocatable = false;
     try {
@@ -237,6 +250,32 @@ class Scanner {
     deliver(job, out, contents);
   }
 
+  // A headers-only job: the first bytes of a PTX entry (its directives) or of a CUBIN (its
+  // ELF type). Each job writes only its own image.
+  void read_header(const Job& job, JobResult& out, Decompressor& decompressor) {
+    ScannedImage& image = result_.images[job.image];
+    try {
+      if (job.read == JobRead::ptx_header) {
+        const auto head = decompressor.prefix(job.entry, 4096, *job.source);
+        const PtxHeader ptx = read_ptx_header(
+            std::string_view(reinterpret_cast<const char*>(head.data()), head.size()));
+        image.ptx_version = ptx.version;
+        image.ptx_target = ptx.target;
+      } else {
+        const auto head = decompressor.prefix(job.entry, 64, *job.source);
+        // e_type, little-endian at 16, behind the ELF magic.
+        if (head.size() >= 18 && ElfFile::is_elf(head))
+          image.relocatable = (head[16] | head[17] << 8) == kElfRelocatable;
+      }
+      entry_read(job);
+    } catch (const std::bad_alloc&) {
+      throw MemoryError(*job.source + ": out of memory reading the header of the " +
+                        job.entry.arch.str() + " image at offset " + hex(job.entry.offset));
+    } catch (const std::exception& e) {
+      out.error = e.what();
+    }
+  }
+
   // Hands a read image's kernels to on_image, and frees them where they are not kept.
   void deliver(const Job& job, JobResult& out, std::span<const std::uint8_t> contents) {
     if (options_.on_image) {
@@ -272,6 +311,9 @@ class Scanner {
       return;
     }
     const ElfFile elf(named);
+    if (options_.headers_only && member.empty())
+      for (const std::string_view name : elf.needed_libraries())
+        result_.files[file].needed_libraries.emplace_back(name);
     if (elf.machine() == kElfMachineCuda) {
       ScannedImage image;
       image.file = file;
@@ -284,6 +326,12 @@ class Scanner {
       image.arch = arch;
       image.compression = FatbinCompression::none;
       image.stored_size = image.size = named.size();
+      if (options_.headers_only) {
+        image.relocatable = elf.type() == kElfRelocatable;
+        image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
+        result_.images.push_back(std::move(image));
+        return;
+      }
       FatbinEntry entry;
       entry.kind = 2;
       entry.arch = *image.arch;
@@ -346,11 +394,15 @@ class Scanner {
     jobs_.reserve(jobs_.size() + entries);
     // In an executable or shared library, __nv_relfatbin holds the relocatable objects the
     // host linker kept beside the device-linked image: not what the driver runs.
+    // A relocatable host object's CUBINs may be relocatable themselves (-dc): a headers-only
+    // scan reads their ELF type.
+    host_relocatable_ = elf.type() == kElfRelocatable;
     for (std::size_t k = 0; k < scanned.size(); ++k) {
       const bool leftovers = scanned[k].name == "__nv_relfatbin" && elf.type() != kElfRelocatable;
       for (FatbinContainer& c : found[k])
         add_container(file, c, member, scanned[k].name, source, mapped, leftovers);
     }
+    host_relocatable_ = false;
   }
 
   // Whether `containers`, found by the search in the fatbin section `range`, are what
@@ -410,7 +462,7 @@ class Scanner {
       image.container_offset = c.offset;
       image.offset = e.offset;
       image.kind = e.image_kind();
-      if (e.kind == 1 || e.kind == 2) image.arch = e.arch;
+      if (image.kind != ImageKind::unknown) image.arch = e.arch;
       image.compression = e.compression;
       image.stored_size = e.payload.size();
       image.size = e.decompressed_size;
@@ -423,7 +475,16 @@ class Scanner {
           continue;
         }
       }
-      if (e.kind != 2) {
+      if (options_.headers_only) {
+        const JobRead read = e.kind == 1                        ? JobRead::ptx_header
+                             : e.kind == 2 && host_relocatable_ ? JobRead::elf_header
+                                                                : JobRead::kernels;
+        if (read != JobRead::kernels) {
+          add_image(std::move(image), e, source, mapped, read);
+          continue;
+        }
+      }
+      if (e.kind != 2 || options_.headers_only) {
         image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
         result_.images.push_back(std::move(image));
         continue;
@@ -433,14 +494,14 @@ class Scanner {
   }
 
   void add_image(ScannedImage image, FatbinEntry entry, const std::string& source,
-                 const MappedFile* mapped) {
+                 const MappedFile* mapped, JobRead read = JobRead::kernels) {
     image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
     const std::size_t index = result_.images.size();
     const bool run = !image.skipped;
     result_.images.push_back(std::move(image));
     if (!run) return;
     if (sources_.empty() || sources_.back() != source) sources_.push_back(source);
-    jobs_.push_back({index, std::move(entry), &sources_.back(), mapped});
+    jobs_.push_back({index, read, std::move(entry), &sources_.back(), mapped});
   }
 
   const ScanOptions& options_;
@@ -453,6 +514,7 @@ class Scanner {
   std::vector<EntryExtent> entry_extents_;
   mutable std::atomic<std::uint64_t> entry_bytes_read_{0};
   std::deque<std::string> sources_;  // the jobs' file names (a deque: they never move)
+  bool host_relocatable_ = false;    // the host object being added is ET_REL
   DemangleCache names_;              // shared by the workers
 };
 

@@ -52,6 +52,12 @@ struct ScanOptions {
   // False where on_image has taken what the caller needs: ScanResult::kernels is left
   // empty (each image's kernels are freed once on_image returns).
   bool keep_kernels = true;
+  // Headers only (`cudatool compat`): every image is listed, but no CUBIN is read, so
+  // ScanResult::kernels stays empty and on_image is not called. A PTX entry's first 4 KiB
+  // are decompressed for its `.version` and `.target` (ScannedImage::ptx_version and
+  // ptx_target); a CUBIN entry of a relocatable host object (an ET_REL object or an archive's
+  // member) has its ELF header decompressed for `relocatable`.
+  bool headers_only = false;
 };
 
 struct ScannedFile {
@@ -62,6 +68,8 @@ struct ScannedFile {
   // Relocatable images of __nv_relfatbin in an executable or shared library that were
   // left out (ScanOptions::relocatable_leftovers false).
   std::size_t relocatable_leftovers_skipped = 0;
+  // A headers-only scan of an ELF host file: its DT_NEEDED libraries (libcudart.so.12).
+  std::vector<std::string> needed_libraries;
 };
 
 struct ScannedImage {
@@ -70,8 +78,9 @@ struct ScannedImage {
   std::string section;                 // ELF section holding the container, "" for none
   std::uint64_t container_offset = 0;  // in the file (or member); 0 for a bare CUBIN
   std::uint64_t offset = 0;            // of the entry header (a bare CUBIN: 0)
-  ImageKind kind{ImageKind::unknown};  // elf (a CUBIN), ptx, unknown
-  std::optional<Arch> arch;            // sm_90a, compute_90; nullopt for an unknown kind
+  ImageKind kind{ImageKind::unknown};  // elf (a CUBIN), ptx, lto_ir, unknown
+  // sm_90a, compute_90 (PTX and LTO-IR: the virtual architecture); nullopt for an unknown kind
+  std::optional<Arch> arch;
   FatbinCompression compression{};     // none, lz4, zstd
   std::uint64_t stored_size = 0;       // bytes in the file
   std::uint64_t size = 0;              // decompressed
@@ -82,6 +91,10 @@ struct ScannedImage {
   bool relocatable = false;
   std::string error;  // "" or why the entry could not be read
   std::size_t kernel_count = 0;
+  // PTX, read by a headers-only scan: the ISA version of its `.version` directive and the
+  // architecture of its `.target` (compute_90a); nullopt where the text has none.
+  std::optional<PtxVersion> ptx_version;
+  std::optional<Arch> ptx_target;
 };
 
 struct ScannedKernel {
