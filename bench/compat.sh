@@ -3,7 +3,7 @@
 # listing of the same files (`cuobjdump --list-elf --list-ptx`, file by file, what people
 # run by hand), side by side in one run, on 2 CPUs (taskset -c 0,1) with a warm page cache.
 # Also one wheel, where WHEEL is given. Prints each one's median of 3 runs and the ratio.
-# Usage: bash bench/compat.sh CUDATOOL SITE_PACKAGES [WHEEL]
+# Usage: bash bench/compat.sh CUDATOOL SITE_PACKAGES [WHEEL]     (RUNS=N runs each; default 3)
 set -uo pipefail
 ct=$1
 site=$2
@@ -14,9 +14,11 @@ bytes=$(cat "${libs[@]}" | wc -c)   # also warms the page cache
 echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), timed on 2 (taskset -c 0,1)"
 echo "input: ${#libs[@]} shared libraries, $((bytes / 1000000)) MB, under $site"
 now() { date +%s.%N; }
-median() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
 t_compat=() t_cuobjdump=()
-for run in 1 2 3; do
+for run in $(seq "${RUNS:-3}"); do
+  s=$(now); $cpus "$ct" compat --arch sm_90 "$site" >/dev/null 2>&1; e=$(now)
+  t_compat+=("$(echo "$e - $s" | bc)")
   s=$(now); $cpus "$ct" compat --arch sm_90 "$site" >/dev/null 2>&1; e=$(now)
   t_compat+=("$(echo "$e - $s" | bc)")
   s=$(now)

@@ -57,7 +57,7 @@ for mode in normal force disable; do
   [ $mode = disable ] && env+=(CUDA_DISABLE_PTX_JIT=1)
   log=$out/compat_vs_driver.$mode.log
   echo "== $mode: ${env[*]}"
-  env "${env[@]}" timeout 170 "$tool" --max-jit-ptx "${MAX_JIT_PTX:-2000000}" "${matrix[@]}" "${unique[@]}" > "$log" 2>&1
+  env "${env[@]}" timeout "${MODE_SECONDS:-90}" "$tool" --max-jit-ptx "${MAX_JIT_PTX:-2000000}" "${matrix[@]}" "${unique[@]}" > "$log" 2>&1
   r=$?
   grep -E "^DIFFERENCE" "$log" | head -15
   grep -E "matrix/" "$log" | sed 's|.*/matrix/||' | head -40 | tr '\n' ';' | head -c 3000; echo
@@ -70,5 +70,5 @@ grep -v "^native" "$out/compat.txt" | head -30
 "$ct" compat --python --json > "$out/compat.json" 2>/dev/null
 [ -n "$extra" ] && "$ct" compat "$work"/*.fatbin 2>&1 | head -10
 CUDA_FORCE_PTX_JIT=1 "$ct" compat --python 2>&1 | grep -E "torchvision|files with" | head -5
-bash "$here/bench/compat.sh" "$ct" "$site" 2>&1 | tee "$out/bench.txt"
+RUNS=${BENCH_RUNS:-3} bash "$here/bench/compat.sh" "$ct" "$site" 2>&1 | tee "$out/bench.txt"
 exit $rc

@@ -381,11 +381,27 @@ class Scanner {
         mapped->release(bytes);
       };
     }
-    auto found = find_fatbin_containers(named, ranges, split);
-    scan_trace().step("searched");
-    for (std::size_t k = 0; k < scanned.size(); ++k)
-      if (scanned[k].fatbin && !tiles(named, ranges[k], found[k]))
-        found[k] = read_fatbin_sequence(named, ranges[k].begin, ranges[k].end, scanned[k].name);
+    std::vector<std::vector<FatbinContainer>> found;
+    if (options_.headers_only) {
+      // Headers only: the fatbin sections are walked container by container, reading their
+      // headers and never their payloads (most of a library's bytes); only the other
+      // sections are searched. A section that is no such sequence fails as below.
+      std::vector<ScanRange> others;
+      for (std::size_t k = 0; k < scanned.size(); ++k)
+        if (!scanned[k].fatbin) others.push_back(ranges[k]);
+      auto searched = find_fatbin_containers(named, others, split);
+      found.resize(scanned.size());
+      for (std::size_t k = 0, o = 0; k < scanned.size(); ++k)
+        found[k] = scanned[k].fatbin ? read_fatbin_sequence(named, ranges[k].begin, ranges[k].end,
+                                                            scanned[k].name)
+                                     : std::move(searched[o++]);
+    } else {
+      found = find_fatbin_containers(named, ranges, split);
+      scan_trace().step("searched");
+      for (std::size_t k = 0; k < scanned.size(); ++k)
+        if (scanned[k].fatbin && !tiles(named, ranges[k], found[k]))
+          found[k] = read_fatbin_sequence(named, ranges[k].begin, ranges[k].end, scanned[k].name);
+    }
     scan_trace().step("fatbin-sections-read");
     std::size_t entries = 0;
     for (const auto& containers : found)

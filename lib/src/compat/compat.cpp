@@ -48,8 +48,12 @@ Scanned scan_input(const Input& in, unsigned threads) {
     }
   } catch (const UsageError& e) {
     s.error = e.what();
-    s.not_cuda_binary = s.error.find("not a CUDA binary") != std::string::npos ||
-                        s.error.find("empty file") != std::string::npos;
+    // Files that are no CUDA binary at all (a walk opens any file named like a library):
+    // not ELF, fatbin or archive, empty, or an ELF of another class or byte order (a 32-bit
+    // helper); a damaged one is reported.
+    for (const char* what : {"not a CUDA binary", "empty file", "not a 64-bit ELF file",
+                             "not a little-endian ELF file"})
+      if (s.error.find(what) != std::string::npos) s.not_cuda_binary = true;
   }
   return s;
 }

@@ -29,7 +29,7 @@ ComputeCapability cc_of(const std::string& s) {
 // CUDA_FORCE_PTX_JIT, `forced_jit` where it is compiled (else as for no PTX: no_binary, or
 // ptx_too_new where the only PTX is).
 struct Case {
-  std::set<std::string> native, jit, too_new, forced_jit;
+  std::set<std::string> native, jit, too_new, forced_jit, forced_too_new = {};
 };
 
 const std::set<std::string> kAtLeast80 = {"8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.3",
@@ -60,8 +60,8 @@ const std::map<std::string, Case>& cases() {
       {"sm_121a", {{"12.1"}, {}, {}, {}}},
       {"lto_80", {{}, {}, {}, {}}},
       {"lto_90+sm_90", {{"9.0"}, {}, {}, {}}},
-      {"compute_80_isa99", {{}, {}, kAtLeast80, {}}},
-      {"sm_80+compute_80_isa99", {{"8.0", "8.6", "8.7", "8.9"}, {}, {"9.0", "10.0", "10.3", "11.0", "12.0", "12.1"}, {}}},
+      {"compute_80_isa99", {{}, {}, kAtLeast80, {}, kAtLeast80}},
+      {"sm_80+compute_80_isa99", {{"8.0", "8.6", "8.7", "8.9"}, {}, {"9.0", "10.0", "10.3", "11.0", "12.0", "12.1"}, {}, kAtLeast80}},
       // Relocatable SASS (-dc) is not loadable as it is: the driver needs a device link.
       {"sm_90_relocatable", {{}, {}, {}, {}}},
   };
@@ -117,9 +117,9 @@ TEST_F(LoadRules, EveryCaseOnEveryTargetUnderEveryPolicy) {
                                  : expect.jit.count(t)     ? "jit"
                                  : expect.too_new.count(t) ? "ptx_too_new"
                                                            : "no_binary";
-      const std::string forced = expect.forced_jit.count(t) ? "jit"
-                                 : expect.too_new.count(t)  ? "ptx_too_new"
-                                                            : "no_binary";
+      const std::string forced = expect.forced_jit.count(t)     ? "jit"
+                                 : expect.forced_too_new.count(t) ? "ptx_too_new"
+                                                                  : "no_binary";
       const std::string disabled = expect.native.count(t)    ? "native"
                                    : expect.jit.count(t)     ? "jit_disabled"
                                    : expect.too_new.count(t) ? "ptx_too_new"
