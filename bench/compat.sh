@@ -18,23 +18,23 @@ median() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
 t_compat=() t_cuobjdump=()
 for run in $(seq "${RUNS:-3}"); do
   s=$(now); $cpus "$ct" compat --arch sm_90 "$site" >/dev/null 2>&1; e=$(now)
-  t_compat+=("$(echo "$e - $s" | bc)")
+  t_compat+=("$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.3f", b - a}')")
   s=$(now); $cpus "$ct" compat --arch sm_90 "$site" >/dev/null 2>&1; e=$(now)
-  t_compat+=("$(echo "$e - $s" | bc)")
+  t_compat+=("$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.3f", b - a}')")
   s=$(now)
   for f in "${libs[@]}"; do $cpus cuobjdump --list-elf --list-ptx "$f" >/dev/null 2>&1; done
   e=$(now)
-  t_cuobjdump+=("$(echo "$e - $s" | bc)")
+  t_cuobjdump+=("$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.3f", b - a}')")
 done
 c=$(median "${t_compat[@]}")
 o=$(median "${t_cuobjdump[@]}")
 echo "cudatool compat --arch sm_90 SITE: ${c} s (runs: ${t_compat[*]})"
 echo "cuobjdump --list-elf --list-ptx, file by file: ${o} s (runs: ${t_cuobjdump[*]})"
-echo "ratio: $(echo "scale=1; $o / $c" | bc)x"
+echo "ratio: $(awk -v a="$o" -v b="$c" 'BEGIN{printf "%.1f", a / b}')x"
 if [ -n "$wheel" ]; then
   w=()
-  for run in 1 2 3; do s=$(now); $cpus "$ct" compat --arch sm_90 "$wheel" >/dev/null 2>&1; e=$(now); w+=("$(echo "$e - $s" | bc)"); done
+  for run in 1 2 3; do s=$(now); $cpus "$ct" compat --arch sm_90 "$wheel" >/dev/null 2>&1; e=$(now); w+=("$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.3f", b - a}')"); done
   u=()
-  for run in 1 2 3; do s=$(now); $cpus unzip -p "$wheel" >/dev/null 2>&1; e=$(now); u+=("$(echo "$e - $s" | bc)"); done
+  for run in 1 2 3; do s=$(now); $cpus unzip -p "$wheel" >/dev/null 2>&1; e=$(now); u+=("$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.3f", b - a}')"); done
   echo "one wheel ($(basename "$wheel")): compat $(median "${w[@]}") s; unzip -p (its reading time) $(median "${u[@]}") s"
 fi

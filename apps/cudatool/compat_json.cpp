@@ -15,6 +15,7 @@ nlohmann::json entry_json(const ScannedImage& e) {
   return {{"kind", image_kind_name(e.kind)},
           {"arch", e.arch ? nlohmann::json(e.arch->str()) : nlohmann::json(nullptr)},
           {"ptx_version", e.ptx_version ? nlohmann::json(ptx_version_text(*e.ptx_version)) : nlohmann::json(nullptr)},
+          {"ptx_text_version", e.ptx_text_version ? nlohmann::json(ptx_version_text(*e.ptx_text_version)) : nlohmann::json(nullptr)},
           {"relocatable", e.relocatable},
           {"size", e.size},
           {"error", e.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.error)}};
@@ -70,6 +71,9 @@ void print_compat_json(const CompatAnswer& a) {
            {"jit", v.jit},
            {"other_gpus", v.other_gpus},
            {"failed", v.failed},
+           {"unloadable", v.unloadable},
+           {"empty", v.empty},
+           {"kernels", v.kernels},
            {"jit_ptx_bytes", v.jit_ptx_bytes},
            {"ptx_needed", v.ptx_needed ? nlohmann::json(ptx_version_text(*v.ptx_needed)) : nlohmann::json(nullptr)},
            {"detail", verdict_detail(a, f, t)},

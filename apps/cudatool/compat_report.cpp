@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 
 namespace cudatool::app {
@@ -113,6 +114,9 @@ std::string verdict_detail(const CompatAnswer& a, const CompatFile& file, std::s
   std::string text;
   switch (v.verdict) {
     case CompatVerdict::no_cuda_code:
+      if (v.empty > 0)
+        return "no kernel for " + a.report.targets[target].cc.sm() + " to run: " +
+               containers_text(v.empty) + " for other GPUs hold no kernels";
       return file.note.empty() ? "no CUDA code" : file.note;
     case CompatVerdict::native:
       text = "native " + on + ": " + containers_text(v.native) + " from SASS";
@@ -148,9 +152,10 @@ std::string verdict_detail(const CompatAnswer& a, const CompatFile& file, std::s
                   " run only by JIT, which CUDA_DISABLE_PTX_JIT turns off";
           break;
         case CompatGap::not_loadable:
-          text += std::to_string(v.failed) + " of " + containers_text(total) +
+          text += "its " + containers_text(total) +
                   " hold nothing the driver loads (LTO-IR " +
-                  (file.lto_ir.empty() ? "none" : arch_list(file.lto_ir)) + ", or damaged entries)";
+                  (file.lto_ir.empty() ? "none" : arch_list(file.lto_ir)) +
+                  ", for a JIT link by the program itself, or damaged entries)";
           break;
         case CompatGap::runtime_too_new: {
           std::string libs;
@@ -165,8 +170,18 @@ std::string verdict_detail(const CompatAnswer& a, const CompatFile& file, std::s
       break;
     }
   }
+  if (!v.kernels.empty()) {
+    text += " (kernels: ";
+    for (std::size_t k = 0; k < v.kernels.size() && k < 3; ++k)
+      text += (k ? ", " : "") + printable(v.kernels[k], 80);
+    if (v.kernels.size() > 3) text += " and " + std::to_string(v.kernels.size() - 3) + " more";
+    text += ")";
+  }
   if (v.other_gpus > 0)
     text += "; " + std::to_string(v.other_gpus) + " more hold only code for other GPUs (not used here)";
+  if (v.unloadable > 0 && v.gap != CompatGap::not_loadable)
+    text += "; " + containers_text(v.unloadable) + " of LTO-IR only, for the program's own JIT link (not loaded by the driver)";
+  if (v.empty > 0) text += "; " + containers_text(v.empty) + " without kernels for other GPUs only";
   return text;
 }
 

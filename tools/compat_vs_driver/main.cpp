@@ -12,7 +12,10 @@
 // Prints each difference, a line per file and "TOTAL: ... N differences"; exit 0 when
 // something was compared and nothing differed, 1 otherwise. Containers of archive members
 // are not loaded (the tool maps plain files). --max-jit-ptx BYTES skips loading containers
-// whose PTX to compile is larger (counted and printed as skipped), to bound a run's time.
+// whose PTX to compile is larger, and --jit-sample N loads at most N of a file's containers
+// that are to be JIT-compiled (both counted and printed as skipped), to bound a run's time.
+// Each PTX entry's text is read too: its `.version` must be the one its fatbin entry header
+// records (what compat reads), counted as "PTX versions".
 #include <cuda.h>
 
 #include <algorithm>
@@ -77,6 +80,7 @@ const char* error_name(CUresult r) {
 
 struct Totals {
   std::size_t containers = 0, differences = 0, skipped = 0, members = 0;
+  std::size_t ptx_entries = 0, ptx_version_mismatches = 0;
   std::size_t by_outcome[5] = {0, 0, 0, 0, 0};
   double native_ms_max = 0, jit_ms_min = 1e9;
 };
@@ -86,10 +90,13 @@ struct Totals {
 int main(int argc, char** argv) {
   std::vector<std::string> files;
   std::uint64_t max_jit_ptx = UINT64_MAX;
+  std::size_t jit_sample = SIZE_MAX;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--max-jit-ptx" && i + 1 < argc)
       max_jit_ptx = std::stoull(argv[++i]);
+    else if (a == "--jit-sample" && i + 1 < argc)
+      jit_sample = std::stoull(argv[++i]);
     else
       files.push_back(a);
   }
@@ -119,6 +126,7 @@ int main(int argc, char** argv) {
       request.driver = driver;
       request.policy = policy;
       request.containers = true;
+      request.read_ptx_text = true;
       CompatReport report;
       try {
         report = check_compat(request);
@@ -130,9 +138,26 @@ int main(int argc, char** argv) {
       const MappedFile mapped(path);
       const auto bytes = mapped.bytes();
       std::vector<const CompatContainer*> containers;
+      std::size_t jit_taken = 0, sampled_out = 0;
       for (const CompatContainer& c : report.containers) {
+        for (const ScannedImage& e : c.entries) {
+          if (e.kind != ImageKind::ptx) continue;
+          ++total.ptx_entries;
+          if (e.ptx_version != e.ptx_text_version) {
+            ++total.ptx_version_mismatches;
+            std::cout << "PTX VERSION " << printable(path, 200) << " @" << e.offset << ": header "
+                      << (e.ptx_version ? std::to_string(e.ptx_version->major) + "." + std::to_string(e.ptx_version->minor) : "none")
+                      << ", text "
+                      << (e.ptx_text_version ? std::to_string(e.ptx_text_version->major) + "." + std::to_string(e.ptx_text_version->minor) : "none")
+                      << "\n";
+          }
+        }
         if (!c.member.empty()) {
           ++total.members;
+          continue;
+        }
+        if (c.decisions.at(0).outcome == LoadOutcome::jit && jit_taken++ >= jit_sample) {
+          ++sampled_out;
           continue;
         }
         containers.push_back(&c);
@@ -223,12 +248,14 @@ int main(int argc, char** argv) {
                     << " [" << entries << "]: " << problem << "\n";
         }
       });
-      const std::size_t compared = containers.size() - skipped;
+      skipped += sampled_out;
+      const std::size_t compared = containers.size() + sampled_out - skipped;
       std::cout << printable(path, 300) << ": " << compared << " containers (native "
                 << outcomes[0] << ", jit " << outcomes[1] << ", no_binary " << outcomes[2]
                 << ", ptx_too_new " << outcomes[3] << ", jit_disabled " << outcomes[4] << "), "
-                << differences << " differences" << (skipped ? ", " + std::to_string(skipped) + " skipped (PTX over --max-jit-ptx)" : "")
-                << "\n";
+                << differences << " differences"
+                << (skipped ? ", " + std::to_string(skipped) + " skipped (PTX over --max-jit-ptx, or past --jit-sample)" : "")
+                << std::endl;
       total.containers += compared;
       total.differences += differences;
       total.skipped += skipped;
@@ -241,10 +268,12 @@ int main(int argc, char** argv) {
               << total.by_outcome[0] << ", jit " << total.by_outcome[1] << ", no_binary "
               << total.by_outcome[2] << ", ptx_too_new " << total.by_outcome[3]
               << ", jit_disabled " << total.by_outcome[4] << "): " << total.differences
-              << " differences; " << total.skipped << " skipped (large PTX), " << total.members
+              << " differences; PTX versions: " << total.ptx_version_mismatches << " of "
+              << total.ptx_entries << " headers differ from the text; " << total.skipped
+              << " skipped (large PTX, or sampled), " << total.members
               << " in archive members not loaded; slowest native load " << total.native_ms_max
               << " ms, fastest JIT load " << (total.jit_ms_min < 1e9 ? total.jit_ms_min : 0) << " ms\n";
-    return total.differences == 0 && total.containers > 0 ? 0 : 1;
+    return total.differences == 0 && total.ptx_version_mismatches == 0 && total.containers > 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "compat_vs_driver: " << printable(e.what(), 400) << '\n';
     return app::to_int(app::exit_status_for(e));

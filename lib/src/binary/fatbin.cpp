@@ -88,6 +88,11 @@ FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset)
     const std::uint32_t compressed = body.u32(p + 16, "fatbin entry compressed size");
     const std::uint32_t sm = body.u32(p + 28, "fatbin entry architecture");
     e.flags = body.u64(p + 40, "fatbin entry flags");
+    if (e.kind == 1) {
+      const std::uint16_t minor = body.u16(p + 24, "fatbin entry PTX version");
+      const std::uint16_t major = body.u16(p + 26, "fatbin entry PTX version");
+      if (major > 0 && major < 100 && minor < 100) e.ptx_version = PtxVersion{major, minor};
+    }
     e.decompressed_size = body.u64(p + 56, "fatbin entry decompressed size");
     if (e.flags & kFlagZstd)
       e.compression = FatbinCompression::zstd;

@@ -6,7 +6,9 @@
 //   entry header, at least 64 bytes:
 //     +0 u16 kind (1 PTX, 2 ELF, 8 LTO-IR)   +2 u16 version   +4 u32 header size
 //     +8 u64 payload size
-//     +16 u32 compressed size (where compressed)   +28 u32 architecture (90 for sm_90)
+//     +16 u32 compressed size (where compressed)   +24 u16 minor, +26 u16 major: a PTX
+//          entry's ISA version (fatbinary writes the text's `.version` there; 9.0 from
+//          CUDA 13.0)   +28 u32 architecture (90 for sm_90)
 //     +40 u64 flags: 0x2000 LZ4 (nvcc --compress-mode speed), 0x8000 zstd (the default),
 //          0x100000 an "a" variant (sm_90a), 0x200000 an "f" one (sm_100f)
 //     +56 u64 decompressed size
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -41,6 +44,7 @@ struct FatbinEntry {
   std::uint64_t offset = 0;               // of the entry header, in the reader's source
   std::span<const std::uint8_t> payload;  // the stored bytes (compressed where compressed)
   std::uint64_t decompressed_size = 0;    // the declared size; payload.size() when stored plain
+  std::optional<PtxVersion> ptx_version;  // PTX: the ISA version the header records, if any
   ImageKind image_kind() const;           // 2 elf, 1 ptx, 8 lto_ir, anything else unknown
 };
 

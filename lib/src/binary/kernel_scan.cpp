@@ -1,6 +1,7 @@
 #include "cudatool/binary/kernel_scan.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cstdio>
 #include <deque>
@@ -259,7 +260,8 @@ class Scanner {
         const auto head = decompressor.prefix(job.entry, 4096, *job.source);
         const PtxHeader ptx = read_ptx_header(
             std::string_view(reinterpret_cast<const char*>(head.data()), head.size()));
-        image.ptx_version = ptx.version;
+        image.ptx_text_version = ptx.version;
+        if (!image.ptx_version) image.ptx_version = ptx.version;
         image.ptx_target = ptx.target;
       } else {
         const auto head = decompressor.prefix(job.entry, 64, *job.source);
@@ -479,6 +481,7 @@ class Scanner {
       image.offset = e.offset;
       image.kind = e.image_kind();
       if (image.kind != ImageKind::unknown) image.arch = e.arch;
+      image.ptx_version = e.ptx_version;
       image.compression = e.compression;
       image.stored_size = e.payload.size();
       image.size = e.decompressed_size;
@@ -492,7 +495,9 @@ class Scanner {
         }
       }
       if (options_.headers_only) {
-        const JobRead read = e.kind == 1                        ? JobRead::ptx_header
+        // A PTX entry's text is read where its header records no ISA version (or asked).
+        const bool ptx_text = e.kind == 1 && (!e.ptx_version || options_.read_ptx_text);
+        const JobRead read = ptx_text                           ? JobRead::ptx_header
                              : e.kind == 2 && host_relocatable_ ? JobRead::elf_header
                                                                 : JobRead::kernels;
         if (read != JobRead::kernels) {
@@ -535,6 +540,42 @@ class Scanner {
 };
 
 }  // namespace
+
+std::vector<std::string> container_kernel_names(std::span<const std::uint8_t> bytes,
+                                                std::uint64_t container_offset,
+                                                const std::string& source) {
+  const ByteReader r(bytes, source);
+  std::vector<std::string> names;
+  if (container_offset == 0 && ElfFile::is_elf(bytes)) {
+    for (const KernelResources& k : read_cubin(bytes).kernels) names.push_back(k.demangled);
+    return names;
+  }
+  const FatbinContainer c = read_fatbin_container(r, container_offset);
+  const FatbinEntry* best = nullptr;
+  for (const int kind : {2, 1}) {
+    for (const FatbinEntry& e : c.entries)
+      if (e.kind == kind && (!best || e.decompressed_size < best->decompressed_size)) best = &e;
+    if (best) break;
+  }
+  if (!best) return names;
+  Decompressor decompressor;
+  const auto contents = decompressor.contents(*best, source);
+  if (best->kind == 2) {
+    for (const KernelResources& k : read_cubin(contents).kernels) names.push_back(k.demangled);
+    return names;
+  }
+  // PTX: each `.entry NAME(` (kernels; `.func` are device functions).
+  const std::string_view text(reinterpret_cast<const char*>(contents.data()), contents.size());
+  for (std::size_t p = text.find(".entry"); p != std::string_view::npos; p = text.find(".entry", p + 6)) {
+    std::size_t b = p + 6;
+    while (b < text.size() && (text[b] == ' ' || text[b] == '\t')) ++b;
+    std::size_t e = b;
+    while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_' || text[e] == '$'))
+      ++e;
+    if (e > b && b > p + 6) names.push_back(demangle(std::string(text.substr(b, e - b))));
+  }
+  return names;
+}
 
 bool arch_matches(const std::optional<Arch>& arch, const std::vector<Arch>& filters) {
   if (!arch) return false;

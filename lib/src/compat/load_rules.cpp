@@ -69,10 +69,12 @@ ContainerDecision decide_container(const std::vector<const ScannedImage*>& entri
   }
   d.entry = ptx;
   const ScannedImage& p = *entries[*ptx];
-  if (p.ptx_version && *p.ptx_version > driver.cuda.ptx)
-    d.outcome = LoadOutcome::ptx_too_new;
-  else if (policy == JitPolicy::disable_ptx_jit)
+  // JIT disabled is said before the PTX's version is looked at (CUDA_DISABLE_PTX_JIT=1 with
+  // PTX of ISA 9.9: CUDA_ERROR_JIT_COMPILATION_DISABLED, measured on an H200, driver 580).
+  if (policy == JitPolicy::disable_ptx_jit)
     d.outcome = LoadOutcome::jit_disabled;
+  else if (p.ptx_version && *p.ptx_version > driver.cuda.ptx)
+    d.outcome = LoadOutcome::ptx_too_new;
   else
     d.outcome = LoadOutcome::jit;
   return d;

@@ -53,11 +53,13 @@ struct ScanOptions {
   // empty (each image's kernels are freed once on_image returns).
   bool keep_kernels = true;
   // Headers only (`cudatool compat`): every image is listed, but no CUBIN is read, so
-  // ScanResult::kernels stays empty and on_image is not called. A PTX entry's first 4 KiB
-  // are decompressed for its `.version` and `.target` (ScannedImage::ptx_version and
-  // ptx_target); a CUBIN entry of a relocatable host object (an ET_REL object or an archive's
-  // member) has its ELF header decompressed for `relocatable`.
+  // ScanResult::kernels stays empty and on_image is not called. A PTX entry's ISA version
+  // is its entry header's; where the header records none (or read_ptx_text is set) its
+  // first 4 KiB are decompressed for the `.version` and `.target` directives. A CUBIN entry
+  // of a relocatable host object (an ET_REL object or an archive's member) has its ELF
+  // header decompressed for `relocatable`.
   bool headers_only = false;
+  bool read_ptx_text = false;
 };
 
 struct ScannedFile {
@@ -91,9 +93,12 @@ struct ScannedImage {
   bool relocatable = false;
   std::string error;  // "" or why the entry could not be read
   std::size_t kernel_count = 0;
-  // PTX, read by a headers-only scan: the ISA version of its `.version` directive and the
-  // architecture of its `.target` (compute_90a); nullopt where the text has none.
+  // PTX: the ISA version its fatbin entry header records (fatbinary copies it from the
+  // text's `.version`), else, in a headers-only scan, the text's. Where a headers-only scan
+  // read the text: its `.version` and the architecture of its `.target` (compute_90a);
+  // nullopt where the text has none.
   std::optional<PtxVersion> ptx_version;
+  std::optional<PtxVersion> ptx_text_version;
   std::optional<Arch> ptx_target;
 };
 
@@ -148,6 +153,15 @@ struct KernelLookup {
 //   name in several architectures (unless several_architectures_ok).
 const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFilter& filter,
                                      const KernelLookup& lookup);
+
+// The kernels (demangled names, in symbol order) of one fatbin container of `bytes` (a
+// whole file, or a bare CUBIN where `container_offset` is 0 and the bytes are one): read
+// from its smallest CUBIN, else from its smallest PTX's `.entry` directives. Decompresses
+// that one entry: for naming what cannot run (`cudatool compat`), not for scanning. Throws
+// UsageError where the container or entry cannot be read.
+std::vector<std::string> container_kernel_names(std::span<const std::uint8_t> bytes,
+                                                std::uint64_t container_offset,
+                                                const std::string& source);
 
 // Whether an image's architecture passes the filters (see ScanOptions::arch, Arch::passes);
 // PTX (compute_90) matches sm_90 and compute_90. An image of no architecture (an entry of

@@ -163,8 +163,13 @@ struct CompatFileTarget {
   std::size_t other_gpus = 0;       // containers that hold only code for other GPUs, beside
                                     // ones that run here: a specialisation, not a fault
   std::size_t failed = 0;           // containers that cannot run and count against the file
+  std::size_t unloadable = 0;       // containers of LTO-IR alone (or damaged entries): loaded
+                                    // by no driver as they are, only through the program's
+                                    // own JIT link (cuFFT's LTO callbacks); said, not failed
+  std::size_t empty = 0;            // containers that cannot run but hold no kernel
   std::uint64_t jit_ptx_bytes = 0;  // PTX to compile (decompressed), over the jit containers
   std::optional<PtxVersion> ptx_needed;  // ptx_too_new: the oldest ISA among the refused PTX
+  std::vector<std::string> kernels;      // the kernels that cannot run (demangled)
 };
 
 struct CompatFile {
@@ -206,6 +211,9 @@ struct CompatRequest {
   JitPolicy policy = JitPolicy::normal;
   unsigned threads = 0;     // 0: one per hardware thread
   bool containers = false;  // keep every container in the report (else the files' roll-up only)
+  // Read each PTX entry's text for `.version`/`.target` even where its header records the
+  // version (tools/compat_vs_driver checks the two agree).
+  bool read_ptx_text = false;
 };
 
 // Throws UsageError for a path that does not exist or a named file that is no CUDA binary,
