@@ -360,6 +360,14 @@ class Scanner {
       std::string name(s.name);
       const bool fatbin = name == ".nv_fatbin" || name == "__nv_relfatbin";
       if (!fatbin && (s.flags & kElfExecutable) != 0) continue;
+      // Nor the linker's and unwinder's own tables (relocations, symbols, strings, hashes,
+      // notes, versions, unwind and debug information), which no toolchain fills with a
+      // fatbin: libcublasLt.so.12's .rela.dyn and .eh_frame are 18 MB of them.
+      if (!fatbin && (s.type == 2 || s.type == 3 || s.type == 4 || s.type == 5 || s.type == 6 ||
+                      s.type == 7 || s.type == 9 || s.type == 11 || (s.type >= 0x6ffffff0 && s.type <= 0x6fffffff) ||
+                      name.starts_with(".eh_frame") || name == ".gcc_except_table" ||
+                      name.starts_with(".debug_")))
+        continue;
       scanned.push_back({&s, std::move(name), fatbin});
     }
     // Every section at once, in chunks on all threads, the fatbin sections too: theirs

@@ -102,25 +102,47 @@ class Expander {
       struct stat st {};
       if (::stat(dir.c_str(), &st) != 0 || !seen_dirs_.insert({st.st_dev, st.st_ino}).second)
         continue;
-      std::vector<fs::path> names;
+      // The directory's entries by the type readdir gives (no stat for most: a Python
+      // environment has tens of thousands of files); links and unknown types are stat'ed.
+      std::vector<fs::directory_entry> found;
       std::error_code ec;
       for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
            !ec && it != end; it.increment(ec))
-        names.push_back(it->path());
-      std::sort(names.begin(), names.end());
+        found.push_back(*it);
+      std::sort(found.begin(), found.end(),
+                [](const fs::directory_entry& a, const fs::directory_entry& b) { return a.path() < b.path(); });
       std::vector<fs::path> subdirs;
-      for (const fs::path& path : names) {
-        struct stat s {};
-        if (::stat(path.c_str(), &s) != 0) continue;  // a dangling link
+      for (const fs::directory_entry& entry : found) {
+        const fs::path& path = entry.path();
         const std::string name = path.filename().string();
-        if (S_ISDIR(s.st_mode)) {
+        // The cached type (readdir's d_type) where it is one; links are followed.
+        std::error_code type_ec;
+        const bool symlink = entry.is_symlink(type_ec);
+        bool directory = false, regular = false;
+        if (!symlink && !type_ec) {
+          directory = entry.is_directory(type_ec);
+          regular = entry.is_regular_file(type_ec);
+        }
+        if (symlink || type_ec) {
+          struct stat s {};
+          if (::stat(path.c_str(), &s) != 0) continue;  // a dangling link
+          directory = S_ISDIR(s.st_mode);
+          regular = S_ISREG(s.st_mode);
+        }
+        if (directory) {
           if (ends_with(name, ".dist-info")) dist_infos_.push_back(path);
           subdirs.push_back(path);
-        } else if (S_ISREG(s.st_mode) && may_hold_cuda_code(name, (s.st_mode & 0111) != 0) &&
-                   seen_files_.insert({s.st_dev, s.st_ino}).second) {
-          inputs_.files.push_back({path.string(), "", path.string(),
-                                   static_cast<std::uint64_t>(s.st_size), false, SIZE_MAX});
+          continue;
         }
+        // A name that no CUDA binary has (source, text, data) is never opened; an executable
+        // without such an extension needs its mode.
+        if (!regular || !may_hold_cuda_code(name, true)) continue;
+        struct stat s {};
+        if (::stat(path.c_str(), &s) != 0 || !may_hold_cuda_code(name, (s.st_mode & 0111) != 0) ||
+            !seen_files_.insert({s.st_dev, s.st_ino}).second)
+          continue;
+        inputs_.files.push_back(
+            {path.string(), "", path.string(), static_cast<std::uint64_t>(s.st_size), false, SIZE_MAX});
       }
       for (auto it = subdirs.rbegin(); it != subdirs.rend(); ++it) stack.push_back(*it);
     }
