@@ -158,7 +158,7 @@ TEST_F(CliCompat, DirectoriesAreWalkedOnceWithTheirPackages) {
   EXPECT_EQ(j["summary"]["cannot_run"], 1);
   // Text: worst first, one line per file, the package beside it.
   const ProcessResult t = compat({"--arch", "H100", site.string()});
-  EXPECT_EQ(t.out.find("CANNOT RUN"), t.out.find('\n') + 1) << t.out;
+  EXPECT_EQ(t.out.find("CANNOT RUN"), t.out.find('\n', t.out.find('\n') + 1) + 1) << t.out;
   EXPECT_NE(t.out.find("[oldpkg 0.9]"), std::string::npos) << t.out;
 }
 
@@ -184,13 +184,13 @@ TEST_F(CliCompat, AnInterpreterMeansItsSitePackages) {
 TEST_F(CliCompat, WheelsAreReadInMemory) {
   const fs::path wheel = dir_ / "cudapkg-2.0-py3-none-manylinux_2_17_x86_64.whl";
   const ProcessResult made = run_process(
-      "python3", {"-c",
+      "/usr/bin/python3", {"-c",
                   "import sys, zipfile\n"
                   "z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n"
                   "z.writestr('cudapkg/lib/libold.so', open(sys.argv[2], 'rb').read())\n"
                   "z.writestr('cudapkg/lib/libjit.so.1', open(sys.argv[3], 'rb').read())\n"
                   "z.writestr('cudapkg/__init__.py', 'x = 1')\n"
-                  "z.writestr('nvidia/cuda_runtime/lib/libcudart.so.12', b'\\x7fELF')\n"
+                  "z.writestr('nvidia/cuda_runtime/lib/libcudart.so.12', b'a stub')\n"
                   "z.close()\n",
                   wheel.string(), matrix("sm_80").string(), matrix("compute_80").string()});
   ASSERT_EQ(made.exit_code, 0) << made.err;

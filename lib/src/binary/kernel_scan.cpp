@@ -473,8 +473,11 @@ class Scanner {
   void add_fatbin_sequence(std::size_t file, const ByteReader& r, std::uint64_t begin,
                            std::uint64_t end, const std::string& member, const std::string& section,
                            const MappedFile* mapped) {
+    // A bare fatbin (nvcc -fatbin, -dc too) may hold relocatable CUBINs, as an object does.
+    host_relocatable_ = true;
     for (const FatbinContainer& c : read_fatbin_sequence(r, begin, end, section))
       add_container(file, c, member, section, r.source(), mapped);
+    host_relocatable_ = false;
   }
 
   void add_container(std::size_t file, const FatbinContainer& c, const std::string& member,

@@ -167,7 +167,9 @@ class Expander {
   void attribute() {
     std::map<std::string, std::size_t> owner;
     for (const fs::path& info : dist_infos_) {
-      const auto [name, version] = name_and_version(info.filename().string());
+      std::string stem = info.filename().string();
+      stem.resize(stem.size() - std::string_view(".dist-info").size());
+      const auto [name, version] = name_and_version(stem);
       const std::size_t package = inputs_.packages.size();
       inputs_.packages.push_back({name, version, info.string(), ""});
       inputs_.runtime_files.emplace_back();

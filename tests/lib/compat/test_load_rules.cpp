@@ -160,11 +160,21 @@ TEST_F(LoadRules, TheChosenImageIsTheBestThatApplies) {
 }
 
 TEST_F(LoadRules, PtxHeadersAreReadWithoutTheRest) {
-  const ScanResult found = scan("sm_80+compute_80_isa99");
+  // The version from the entry header alone; the text where asked, which agrees.
+  const ScanResult plain = scan("sm_80+compute_80_isa99");
+  const ScannedImage& header = plain.images[0].kind == ImageKind::ptx ? plain.images[0] : plain.images[1];
+  ASSERT_TRUE(header.ptx_version);
+  EXPECT_EQ(*header.ptx_version, (PtxVersion{9, 9}));
+  EXPECT_FALSE(header.ptx_text_version);
+  ScanOptions options;
+  options.headers_only = true;
+  options.read_ptx_text = true;
+  const ScanResult found =
+      scan_binaries({(matrix() / "sm_80+compute_80_isa99.fatbin").string()}, options);
   ASSERT_EQ(found.images.size(), 2u);
   const ScannedImage& ptx = found.images[0].kind == ImageKind::ptx ? found.images[0] : found.images[1];
-  ASSERT_TRUE(ptx.ptx_version);
-  EXPECT_EQ(*ptx.ptx_version, (PtxVersion{9, 9}));
+  ASSERT_TRUE(ptx.ptx_text_version);
+  EXPECT_EQ(*ptx.ptx_text_version, (PtxVersion{9, 9}));
   ASSERT_TRUE(ptx.ptx_target);
   EXPECT_EQ(ptx.ptx_target->str(), "compute_80");
   EXPECT_TRUE(found.kernels.empty());  // no CUBIN read
