@@ -40,7 +40,7 @@ void print_compat_text(const CompatAnswer& a) {
   for (const CompatFile* f : shown_files(a)) {
     std::string line = std::string(verdict_word(*f));
     line.resize(std::max<std::size_t>(line.size(), 10), ' ');
-    line += "  " + printable(f->path);
+    line += "  " + printable(f->path, 4096);
     if (f->package != SIZE_MAX) {
       const CompatPackage& p = r.packages[f->package];
       line += "  [" + printable(p.name) + (p.version.empty() ? "" : " " + printable(p.version)) + "]";
