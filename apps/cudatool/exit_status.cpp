@@ -48,6 +48,8 @@ std::string_view exit_status_name(ExitStatus s) noexcept {
       return "check_failed";
     case ExitStatus::unreadable_entry:
       return "unreadable_entry";
+    case ExitStatus::regression:
+      return "regression";
   }
   return "unknown";
 }

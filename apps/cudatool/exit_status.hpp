@@ -23,6 +23,8 @@ enum class ExitStatus : int {
   // `kernels`: every file was read, but some CUDA images inside could not be (damaged or of
   // an unknown form); the others were reported.
   unreadable_entry = 10,
+  // `kernels --baseline --fail-on`: a regression the rules name.
+  regression = 11,
 };
 
 constexpr int to_int(ExitStatus s) {

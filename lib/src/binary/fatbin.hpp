@@ -40,6 +40,7 @@ struct FatbinEntry {
   std::uint64_t offset = 0;               // of the entry header, in the reader's source
   std::span<const std::uint8_t> payload;  // the stored bytes (compressed where compressed)
   std::uint64_t decompressed_size = 0;    // the declared size; payload.size() when stored plain
+  std::uint64_t footprint = 0;            // its header and payload area, padding included
   ImageKind image_kind() const;           // 2 elf, 1 ptx, anything else unknown
 };
 

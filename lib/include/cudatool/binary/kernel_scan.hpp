@@ -54,6 +54,15 @@ struct ScanOptions {
   bool keep_kernels = true;
 };
 
+// A fatbin section (.nv_fatbin, __nv_relfatbin) of a host ELF file or archive member.
+struct FatbinSection {
+  std::string member;                // archive member, "" otherwise
+  std::string name;                  // .nv_fatbin, __nv_relfatbin, ...
+  std::uint64_t size = 0;            // the section's size in the file
+  std::uint64_t container_bytes = 0;  // its containers' bytes: headers and entries
+  std::size_t containers = 0;
+};
+
 struct ScannedFile {
   std::string path;
   std::uint64_t size = 0;
@@ -62,6 +71,7 @@ struct ScannedFile {
   // Relocatable images of __nv_relfatbin in an executable or shared library that were
   // left out (ScanOptions::relocatable_leftovers false).
   std::size_t relocatable_leftovers_skipped = 0;
+  std::vector<FatbinSection> fatbin_sections;  // in section order
 };
 
 struct ScannedImage {
@@ -75,6 +85,11 @@ struct ScannedImage {
   FatbinCompression compression{};     // none, lz4, zstd
   std::uint64_t stored_size = 0;       // bytes in the file
   std::uint64_t size = 0;              // decompressed
+  // What the entry takes in the file: its header and its payload area (padding included);
+  // a bare CUBIN's whole size. A container's 16-byte header is nobody's.
+  std::uint64_t file_bytes = 0;
+  // An earlier image whose stored bytes are these exactly (the scan reads them once).
+  std::optional<std::size_t> same_bytes_as;
   bool skipped = false;                // left out by --arch, or a relocatable leftover
   // Relocatable (-dc) device code: the CUBIN is ET_REL (known once read), or the image is
   // a leftover in a linked file's __nv_relfatbin. Its registers and stack are final only
