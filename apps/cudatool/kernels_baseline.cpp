@@ -164,11 +164,17 @@ ScanResult read_baseline(const std::string& path, const ScanOptions& options) {
   const std::string what = "--baseline " + quote_input(path);
   const std::string text = read_input_file(path, "--baseline");
   try {
-    return scan_of_document(json::parse(text), options);
-  } catch (const json::exception& e) {
-    throw UsageError(what + ": not a kernels --json document (" + e.what() + ")");
+    return read_kernels_document(text, options);
   } catch (const UsageError& e) {
     throw UsageError(what + ": " + e.what());
+  }
+}
+
+ScanResult read_kernels_document(std::string_view text, const ScanOptions& options) {
+  try {
+    return scan_of_document(json::parse(text), options);
+  } catch (const json::exception& e) {
+    throw UsageError(std::string("not a kernels --json document (") + e.what() + ")");
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cudatool/binary/binary_sizes.hpp"
@@ -22,6 +23,9 @@ enum class ReportFormat { text, json, markdown };
 // architectures that options.arch leaves out are skipped, as a scan skips them. Throws
 // UsageError `--baseline "<path>": ...` for a document that is not one.
 ScanResult read_baseline(const std::string& path, const ScanOptions& options);
+// A `kernels --json` document's text read back into its scan (untrusted: every index and
+// value checked). Throws UsageError saying what is wrong (fuzz/kernels_document.cpp).
+ScanResult read_kernels_document(std::string_view text, const ScanOptions& options);
 
 // --fail-on's list: registers, spills, local, shared, barriers, occupancy, code_size, size,
 // removed; each optionally =N (more than N worse) or =N% (more than N percent of the old

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "cudatool/base/error.hpp"
 #include "cudatool/base/parallel.hpp"
 
 namespace cudatool {
@@ -89,8 +90,14 @@ KernelMeasures measure_kernel(const ScanResult& scan, std::size_t kernel,
   m.values[index(KernelMetric::local)] = r.local_size_bytes;
   m.values[index(KernelMetric::shared)] = r.shared_size_bytes;
   m.values[index(KernelMetric::barriers)] = r.num_barriers;
-  const KernelOccupancy occupancy = occupancy_for_kernel(
-      table, image.arch.value_or(Arch{}), r, k.bounds, image.relocatable, threads);
+  KernelOccupancy occupancy;
+  try {
+    occupancy = occupancy_for_kernel(table, image.arch.value_or(Arch{}), r, k.bounds,
+                                     image.relocatable, threads);
+  } catch (const UsageError& e) {
+    // Values no CUBIN holds (a hand-edited baseline document): no occupancy, and why.
+    occupancy.reason = e.what();
+  }
   if (occupancy.record)
     m.values[index(KernelMetric::occupancy)] = occupancy.record->occupancy;
   else
