@@ -23,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)cudatool::size_report(scan, 5);
   cudatool::ComparisonOptions options;
-  options.rules.push_back({cudatool::RegressionRule::Kind::kernels_removed, {}, 0, false, "removed"});
+  options.rules.push_back(
+      {cudatool::RegressionRule::Kind::kernels_removed, {}, 0, false, "removed"});
   cudatool::ArchitectureTable table;
   const auto same = cudatool::compare_kernels(scan, scan, options, table);
   if (!same.changes.empty() || !same.broken_rules.empty()) std::abort();

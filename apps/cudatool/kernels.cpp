@@ -34,7 +34,7 @@ struct KernelsOptions {
   std::optional<std::string> sort;
   bool wide = false;
   bool no_progress = false;
-  bool relocatable = false;  // list the relocatable leftovers of linked files too
+  bool relocatable = false;             // list the relocatable leftovers of linked files too
   std::optional<std::string> baseline;  // --baseline OLD: compare the files with it
   std::optional<std::string> fail_on;   // --fail-on LIST: the regressions that fail
   std::optional<std::string> top;       // --top N: rows of the reports' lists
@@ -114,8 +114,8 @@ ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request) {
   if (request.sort) throw UsageError(std::string("--sort does not apply to ") + report);
   if (options.sizes && request.threads) throw UsageError("--threads does not apply to --sizes");
   const ReportFormat format = request.format == TableFormat::json ? ReportFormat::json
-                              : options.markdown                 ? ReportFormat::markdown
-                                                                 : ReportFormat::text;
+                              : options.markdown                  ? ReportFormat::markdown
+                                                                  : ReportFormat::text;
   const std::size_t top =
       options.top ? static_cast<std::size_t>(parse_int(*options.top, "--top", 0, 1000000)) : 20;
   std::vector<RegressionRule> rules;

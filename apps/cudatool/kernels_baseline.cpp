@@ -69,10 +69,10 @@ ScanResult scan_of_document(const json& doc, const ScanOptions& options) {
     file.note = text_or_empty(f.at("note"));
     if (const auto it = f.find("fatbin_sections"); it != f.end())
       for (const json& s : *it)
-        file.fatbin_sections.push_back({text_or_empty(s.at("member")), s.at("name").get<std::string>(),
-                                        s.at("size").get<std::uint64_t>(),
-                                        s.at("container_bytes").get<std::uint64_t>(),
-                                        s.at("containers").get<std::size_t>()});
+        file.fatbin_sections.push_back(
+            {text_or_empty(s.at("member")), s.at("name").get<std::string>(),
+             s.at("size").get<std::uint64_t>(), s.at("container_bytes").get<std::uint64_t>(),
+             s.at("containers").get<std::size_t>()});
     file_index.emplace(file.path, scan.files.size());
     scan.files.push_back(std::move(file));
   }
@@ -124,9 +124,8 @@ ScanResult scan_of_document(const json& doc, const ScanOptions& options) {
     kernel.bounds.max_registers = optional_value<int>(k, "max_registers");
     kernel.bounds.reqntid = dims(k.at("required_block_size"));
     kernel.bounds.cluster = dims(k.at("cluster_dims"));
-    if (r.num_regs < 0 || r.shared_size_bytes < 0 || r.local_size_bytes < 0 ||
-        r.num_barriers < 0 || r.spill_store_bytes.value_or(0) < 0 ||
-        r.spill_load_bytes.value_or(0) < 0)
+    if (r.num_regs < 0 || r.shared_size_bytes < 0 || r.local_size_bytes < 0 || r.num_barriers < 0 ||
+        r.spill_store_bytes.value_or(0) < 0 || r.spill_load_bytes.value_or(0) < 0)
       throw UsageError("a kernel with a negative resource");
     scan.kernels.push_back(std::move(kernel));
   }

@@ -45,7 +45,6 @@ struct ComparisonInputs {
 void print_comparison(const KernelComparison& comparison, const ComparisonInputs& inputs,
                       ReportFormat format);
 
-void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format,
-                 bool wide);
+void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format, bool wide);
 
 }  // namespace cudatool::app

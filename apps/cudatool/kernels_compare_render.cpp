@@ -85,18 +85,17 @@ std::string signed_bytes(std::uint64_t before, std::uint64_t after) {
 }
 
 std::string summary_line(const KernelComparison& c) {
-  std::string line = std::to_string(c.changed) + " kernels changed (" +
-                     std::to_string(c.worsened) + " worse, " + std::to_string(c.improved) +
-                     " better), " + std::to_string(c.added) + " added, " +
-                     std::to_string(c.removed) + " removed, " + std::to_string(c.unchanged) +
-                     " unchanged; device code " + format_bytes(c.old_bytes) + " -> " +
-                     format_bytes(c.new_bytes) + ", " + signed_bytes(c.old_bytes, c.new_bytes) +
-                     "; ";
+  std::string line = std::to_string(c.changed) + " kernels changed (" + std::to_string(c.worsened) +
+                     " worse, " + std::to_string(c.improved) + " better), " +
+                     std::to_string(c.added) + " added, " + std::to_string(c.removed) +
+                     " removed, " + std::to_string(c.unchanged) + " unchanged; device code " +
+                     format_bytes(c.old_bytes) + " -> " + format_bytes(c.new_bytes) + ", " +
+                     signed_bytes(c.old_bytes, c.new_bytes) + "; ";
   if (c.broken_rules.empty()) return line + "no regression";
   std::string rules;
   for (const std::string& r : c.broken_rules) rules += (rules.empty() ? "" : ", ") + r;
-  return line + std::to_string(c.regressions) + " regression" +
-         (c.regressions == 1 ? "" : "s") + " (--fail-on " + rules + ")";
+  return line + std::to_string(c.regressions) + " regression" + (c.regressions == 1 ? "" : "s") +
+         " (--fail-on " + rules + ")";
 }
 
 std::string for_terminal(const std::string& text) {
@@ -139,9 +138,9 @@ void print_text(const KernelComparison& c, const ComparisonInputs& in) {
   out += "architecture     images (old -> new)    bytes (old -> new)\n";
   for (const ArchitectureChange& a : c.architectures) {
     const std::string arch = a.arch ? a.arch->str() : std::string("unknown");
-    out += pad(arch, 16) + pad(std::to_string(a.old_images) + " -> " + std::to_string(a.new_images),
-                               22) +
-           " " + format_bytes(a.old_bytes) + " -> " + format_bytes(a.new_bytes) + "  " +
+    out += pad(arch, 16) +
+           pad(std::to_string(a.old_images) + " -> " + std::to_string(a.new_images), 22) + " " +
+           format_bytes(a.old_bytes) + " -> " + format_bytes(a.new_bytes) + "  " +
            (a.old_images && a.new_images ? signed_bytes(a.old_bytes, a.new_bytes)
                                          : architecture_status(a)) +
            '\n';
@@ -169,22 +168,23 @@ std::string markdown_cell(const KernelChange& k, KernelMetric m) {
   const auto one = [&](const std::optional<KernelMeasures>& side) {
     return side ? value_text(m, (*side)[m]) : std::string("-");
   };
-  if (k.kind != KernelChange::Kind::changed) return one(k.old_measures ? k.old_measures : k.new_measures);
+  if (k.kind != KernelChange::Kind::changed)
+    return one(k.old_measures ? k.old_measures : k.new_measures);
   const std::string x = one(k.old_measures), y = one(k.new_measures);
   return x == y ? x : "**" + x + " → " + y + "**";
 }
 
 void print_markdown(const KernelComparison& c, const ComparisonInputs& in) {
-  std::string out = c.broken_rules.empty() ? "### ✅ cudatool kernels: no regression\n\n"
-                                           : "### ❌ cudatool kernels: " +
-                                                 std::to_string(c.regressions) + " regression" +
-                                                 (c.regressions == 1 ? "" : "s") + "\n\n";
-  out += markdown_code(in.old_name) + " → " + markdown_code(in.new_name) + ": " +
-         summary_line(c) + ". Occupancy at " + std::to_string(c.threads) +
-         " threads per block.\n\n";
+  std::string out = c.broken_rules.empty()
+                        ? "### ✅ cudatool kernels: no regression\n\n"
+                        : "### ❌ cudatool kernels: " + std::to_string(c.regressions) +
+                              " regression" + (c.regressions == 1 ? "" : "s") + "\n\n";
+  out += markdown_code(in.old_name) + " → " + markdown_code(in.new_name) + ": " + summary_line(c) +
+         ". Occupancy at " + std::to_string(c.threads) + " threads per block.\n\n";
   if (!c.changes.empty()) {
-    out += "| | kernel | arch | registers | spill stores (B) | spill loads (B) | local (B) | "
-           "shared (B) | barriers | occupancy | code (B) |\n";
+    out +=
+        "| | kernel | arch | registers | spill stores (B) | spill loads (B) | local (B) | "
+        "shared (B) | barriers | occupancy | code (B) |\n";
     out += "|---|---|---|---|---|---|---|---|---|---|---|\n";
     const std::size_t rows = in.top == 0 ? c.changes.size() : std::min(in.top, c.changes.size());
     for (std::size_t r = 0; r < rows; ++r) {

@@ -75,8 +75,8 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
            std::to_string(f.size) + " B)";
     if (!file.fatbin_sections.empty())
       out += ", fatbin sections " + format_bytes(f.fatbin_section_bytes) + " (" +
-             std::to_string(f.fatbin_section_bytes) + " B, " + share(f.fatbin_section_bytes, f.size) +
-             " of the file)";
+             std::to_string(f.fatbin_section_bytes) + " B, " +
+             share(f.fatbin_section_bytes, f.size) + " of the file)";
     out += markdown ? "\n\n" : "\n";
     const std::vector<std::size_t> w = {14, 8, 9, 12, 14, 14, 8};
     row({"architecture", "images", "kernels", "stored", "uncompressed", "in file", "share"}, w);
@@ -107,12 +107,13 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
   for (const std::size_t i : report.largest_kernels) {
     const ScannedKernel& k = scan.kernels[i];
     const std::string arch = arch_text(scan.images[k.image].arch);
-    const std::string name = markdown ? md_code(k.resources.demangled)
-                                      : printable_name(k.resources.demangled, cut);
+    const std::string name =
+        markdown ? md_code(k.resources.demangled) : printable_name(k.resources.demangled, cut);
     if (markdown)
       row({format_bytes(k.resources.code_size_bytes), arch, name}, {});
     else
-      out += right(format_bytes(k.resources.code_size_bytes), 12) + "  " + pad(arch, 9) + name + '\n';
+      out +=
+          right(format_bytes(k.resources.code_size_bytes), 12) + "  " + pad(arch, 9) + name + '\n';
   }
   out += markdown ? "\n#### Largest template families\n\n" : "\nlargest template families\n";
   if (markdown) {
@@ -219,8 +220,7 @@ void print_json_document(const SizeReport& report, const ScanResult& scan) {
 
 }  // namespace
 
-void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format,
-                 bool wide) {
+void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format, bool wide) {
   if (format == ReportFormat::json)
     print_json_document(report, scan);
   else

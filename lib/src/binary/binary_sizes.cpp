@@ -89,8 +89,8 @@ SizeReport size_report(const ScanResult& scan, std::size_t top) {
       a.uncompressed_bytes += image.size;
       a.file_bytes += image.file_bytes;
     }
-    sizes.overhead_bytes = sizes.fatbin_section_bytes - std::min(sizes.fatbin_section_bytes,
-                                                                 sizes.entry_bytes);
+    sizes.overhead_bytes =
+        sizes.fatbin_section_bytes - std::min(sizes.fatbin_section_bytes, sizes.entry_bytes);
     for (auto& [arch, a] : by_arch) sizes.architectures.push_back(a);
     std::stable_sort(sizes.architectures.begin(), sizes.architectures.end(),
                      [](const ArchitectureSize& a, const ArchitectureSize& b) {

@@ -34,13 +34,13 @@ constexpr std::uint8_t kAttrRegcount = 0x2f;
 constexpr std::uint8_t kAttrCtaPerCluster = 0x3d;
 constexpr std::uint8_t kAttrNumBarriers = 0x4c;
 constexpr std::uint8_t kAttrCudaApiVersion = 0x37;
-constexpr std::uint8_t kAttrAnnotations = 0x55;   // (u32 type, u32 offset) pairs
+constexpr std::uint8_t kAttrAnnotations = 0x55;  // (u32 type, u32 offset) pairs
 // The toolkits known to mark every spill (12.8's cuBLASLt 12.9 wheel and 13.0's ptxas do);
 // from an older one, a kernel with a stack but no marks may still spill.
 constexpr std::uint32_t kFirstApiVersionWithSpillMarks = 128;
-constexpr std::uint32_t kAnnotationSpill = 1;     // "SpillRefill": a spill store or load
-constexpr int kFirstSmOf128BitCode = 70;          // Volta on: 16-byte instructions
-constexpr std::uint32_t kOpcodeStl = 0x387;       // bits 0-11 of a 128-bit instruction
+constexpr std::uint32_t kAnnotationSpill = 1;  // "SpillRefill": a spill store or load
+constexpr int kFirstSmOf128BitCode = 70;       // Volta on: 16-byte instructions
+constexpr std::uint32_t kOpcodeStl = 0x387;    // bits 0-11 of a 128-bit instruction
 constexpr std::uint32_t kOpcodeLdl = 0x983;
 constexpr std::uint32_t kStackUnknown = 0xffffffff;  // nvlink: "cannot be statically determined"
 constexpr int kReservedSharedPerBlock = 1024;        // cc 8.0+: 1 KiB reserved per block

@@ -352,8 +352,7 @@ class Scanner {
     // host linker kept beside the device-linked image: not what the driver runs.
     for (std::size_t k = 0; k < scanned.size(); ++k) {
       if (found[k].empty() || !scanned[k].fatbin) continue;
-      FatbinSection section{member, scanned[k].name, scanned[k].section->size, 0,
-                            found[k].size()};
+      FatbinSection section{member, scanned[k].name, scanned[k].section->size, 0, found[k].size()};
       for (const FatbinContainer& c : found[k]) section.container_bytes += c.size;
       result_.files[file].fatbin_sections.push_back(std::move(section));
     }

@@ -26,10 +26,10 @@ double worsening(KernelMetric m, double before, double after) {
 bool breaks(const RegressionRule& rule, double before, double worse) {
   if (worse <= 0) return false;
   if (!rule.relative) return worse > rule.threshold;
-  const double base = rule.kind == RegressionRule::Kind::metric &&
-                              rule.metric == KernelMetric::occupancy
-                          ? before * 100
-                          : before;
+  const double base =
+      rule.kind == RegressionRule::Kind::metric && rule.metric == KernelMetric::occupancy
+          ? before * 100
+          : before;
   if (base <= 0) return true;  // anything from nothing is more than any percentage
   return worse / base * 100 > rule.threshold;
 }
@@ -53,13 +53,13 @@ std::vector<std::size_t> distinct_kernels(const ScanResult& scan) {
   list.reserve(scan.kernels.size());
   for (std::size_t i = 0; i < scan.kernels.size(); ++i)
     if (!scan.images[scan.kernels[i].image].same_bytes_as) list.push_back(i);
-  std::stable_sort(list.begin(), list.end(), [&](std::size_t a, std::size_t b) {
-    return key_of(scan, a) < key_of(scan, b);
-  });
+  std::stable_sort(list.begin(), list.end(),
+                   [&](std::size_t a, std::size_t b) { return key_of(scan, a) < key_of(scan, b); });
   return list;
 }
 
-std::vector<KernelMeasures> measure_all(const ScanResult& scan, const std::vector<std::size_t>& list,
+std::vector<KernelMeasures> measure_all(const ScanResult& scan,
+                                        const std::vector<std::size_t>& list,
                                         ArchitectureTable& table, int threads) {
   std::vector<KernelMeasures> measures(list.size());
   parallel_for_blocks(list.size(), 512, 0, [&](std::size_t, std::size_t begin, std::size_t end) {
@@ -73,13 +73,13 @@ std::vector<KernelMeasures> measure_all(const ScanResult& scan, const std::vecto
 
 const char* metric_name(KernelMetric metric) {
   static constexpr const char* kNames[kKernelMetricCount] = {
-      "registers", "spill_stores", "spill_loads", "local", "shared", "barriers", "occupancy",
-      "code_size"};
+      "registers", "spill_stores", "spill_loads", "local",
+      "shared",    "barriers",     "occupancy",   "code_size"};
   return kNames[index(metric)];
 }
 
-KernelMeasures measure_kernel(const ScanResult& scan, std::size_t kernel,
-                              ArchitectureTable& table, int threads) {
+KernelMeasures measure_kernel(const ScanResult& scan, std::size_t kernel, ArchitectureTable& table,
+                              int threads) {
   const ScannedKernel& k = scan.kernels[kernel];
   const ScannedImage& image = scan.images[k.image];
   const KernelResources& r = k.resources;
@@ -145,8 +145,7 @@ KernelComparison compare_kernels(const ScanResult& old_scan, const ScanResult& n
     const bool take_old =
         b == new_list.size() ||
         (a < old_list.size() && key_of(old_scan, old_list[a]) <= key_of(new_scan, new_list[b]));
-    const MatchKey key =
-        take_old ? key_of(old_scan, old_list[a]) : key_of(new_scan, new_list[b]);
+    const MatchKey key = take_old ? key_of(old_scan, old_list[a]) : key_of(new_scan, new_list[b]);
     std::size_t a_end = a, b_end = b;
     while (a_end < old_list.size() && key_of(old_scan, old_list[a_end]) == key) ++a_end;
     while (b_end < new_list.size() && key_of(new_scan, new_list[b_end]) == key) ++b_end;
@@ -257,19 +256,17 @@ KernelComparison compare_kernels(const ScanResult& old_scan, const ScanResult& n
     return x && y ? worsening(m, *x, *y) : 0.0;
   };
   const auto impact = [&](const KernelChange& c) {
-    const int kind = c.kind == KernelChange::Kind::changed ? 0
+    const int kind = c.kind == KernelChange::Kind::changed   ? 0
                      : c.kind == KernelChange::Kind::removed ? 1
-                                                              : 2;
-    return std::make_tuple(c.regressions.empty(), kind, -delta(c, KernelMetric::occupancy),
-                           -(delta(c, KernelMetric::spill_stores) +
-                             delta(c, KernelMetric::spill_loads)),
-                           -delta(c, KernelMetric::registers),
-                           -std::abs(delta(c, KernelMetric::code_size)));
+                                                             : 2;
+    return std::make_tuple(
+        c.regressions.empty(), kind, -delta(c, KernelMetric::occupancy),
+        -(delta(c, KernelMetric::spill_stores) + delta(c, KernelMetric::spill_loads)),
+        -delta(c, KernelMetric::registers), -std::abs(delta(c, KernelMetric::code_size)));
   };
-  std::stable_sort(out.changes.begin(), out.changes.end(),
-                   [&](const KernelChange& x, const KernelChange& y) {
-                     return impact(x) < impact(y);
-                   });
+  std::stable_sort(
+      out.changes.begin(), out.changes.end(),
+      [&](const KernelChange& x, const KernelChange& y) { return impact(x) < impact(y); });
   return out;
 }
 

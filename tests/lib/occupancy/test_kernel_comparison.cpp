@@ -41,7 +41,8 @@ RegressionRule rule(RegressionRule::Kind kind, KernelMetric metric, double thres
   return {kind, metric, threshold, relative, name};
 }
 
-KernelComparison compare(const Builder& a, const Builder& b, std::vector<RegressionRule> rules = {}) {
+KernelComparison compare(const Builder& a, const Builder& b,
+                         std::vector<RegressionRule> rules = {}) {
   ArchitectureTable table;
   ComparisonOptions options;
   options.rules = std::move(rules);
@@ -76,7 +77,7 @@ TEST(KernelComparison, IdenticalImagesCountOnceAndCopiesPairInOrder) {
   const auto first = old_build.image("sm_90");
   old_build.kernel(first, "k");
   old_build.kernel(old_build.image("sm_90", 1000, first), "k");  // identical: not counted
-  old_build.kernel(old_build.image("sm_90"), "k", 64);  // a second translation unit
+  old_build.kernel(old_build.image("sm_90"), "k", 64);           // a second translation unit
   const auto n1 = new_build.image("sm_90"), n2 = new_build.image("sm_90");
   new_build.kernel(n1, "k");
   new_build.kernel(n2, "k", 64);
@@ -99,12 +100,12 @@ TEST(KernelComparison, RulesAndThresholds) {
   EXPECT_TRUE(broken(rule(K::metric, M::registers)));
   EXPECT_TRUE(broken(rule(K::metric, M::registers, 7)));
   EXPECT_FALSE(broken(rule(K::metric, M::registers, 8)));
-  EXPECT_TRUE(broken(rule(K::metric, M::registers, 20, true)));   // +25%
+  EXPECT_TRUE(broken(rule(K::metric, M::registers, 20, true)));  // +25%
   EXPECT_FALSE(broken(rule(K::metric, M::registers, 25, true)));
   EXPECT_TRUE(broken(rule(K::spills, M::spill_stores)));
   EXPECT_FALSE(broken(rule(K::metric, M::shared)));
   EXPECT_FALSE(broken(rule(K::kernels_removed, M::registers)));
-  EXPECT_TRUE(broken(rule(K::total_size, M::code_size, 5, true)));   // +10%
+  EXPECT_TRUE(broken(rule(K::total_size, M::code_size, 5, true)));  // +10%
   EXPECT_FALSE(broken(rule(K::total_size, M::code_size, 10, true)));
   EXPECT_FALSE(broken(rule(K::total_size, M::code_size, 100)));
   // Improvements break nothing.
@@ -127,7 +128,7 @@ TEST(KernelComparison, OccupancyAtTheBlockSizeAndUnknownSpills) {
   const auto& x = (*c.changes[0].old_measures)[KernelMetric::occupancy];
   const auto& y = (*c.changes[0].new_measures)[KernelMetric::occupancy];
   ASSERT_TRUE(x && y);
-  EXPECT_GT(*x, *y);  // 128 registers: fewer warps
+  EXPECT_GT(*x, *y);                                                 // 128 registers: fewer warps
   EXPECT_EQ(c.broken_rules, std::vector<std::string>{"occupancy"});  // unknown spills break nothing
 }
 
@@ -144,8 +145,8 @@ TEST(KernelComparison, MostImpactFirst) {
   EXPECT_EQ(c.changes[1].name, "small");
   EXPECT_EQ(c.changes[2].kind, KernelChange::Kind::removed);
   EXPECT_EQ(c.changes[3].kind, KernelChange::Kind::added);
-  const KernelComparison ruled =
-      compare(old_build, new_build, {rule(RegressionRule::Kind::kernels_removed, KernelMetric::registers)});
+  const KernelComparison ruled = compare(
+      old_build, new_build, {rule(RegressionRule::Kind::kernels_removed, KernelMetric::registers)});
   EXPECT_EQ(ruled.changes[0].kind, KernelChange::Kind::removed);  // regressions come first
 }
 

@@ -56,8 +56,8 @@ struct TemplateFamily {
 struct DuplicateKernel {
   std::size_t file = 0;
   Arch arch;
-  std::size_t kernel = 0;  // index into ScanResult::kernels of its first copy
-  std::size_t copies = 0;  // images holding it, 2 or more
+  std::size_t kernel = 0;              // index into ScanResult::kernels of its first copy
+  std::size_t copies = 0;              // images holding it, 2 or more
   std::uint64_t extra_code_bytes = 0;  // the code of every copy but the first
 };
 

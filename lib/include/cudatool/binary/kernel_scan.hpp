@@ -56,9 +56,9 @@ struct ScanOptions {
 
 // A fatbin section (.nv_fatbin, __nv_relfatbin) of a host ELF file or archive member.
 struct FatbinSection {
-  std::string member;                // archive member, "" otherwise
-  std::string name;                  // .nv_fatbin, __nv_relfatbin, ...
-  std::uint64_t size = 0;            // the section's size in the file
+  std::string member;                 // archive member, "" otherwise
+  std::string name;                   // .nv_fatbin, __nv_relfatbin, ...
+  std::uint64_t size = 0;             // the section's size in the file
   std::uint64_t container_bytes = 0;  // its containers' bytes: headers and entries
   std::size_t containers = 0;
 };
@@ -90,7 +90,7 @@ struct ScannedImage {
   std::uint64_t file_bytes = 0;
   // An earlier image whose stored bytes are these exactly (the scan reads them once).
   std::optional<std::size_t> same_bytes_as;
-  bool skipped = false;                // left out by --arch, or a relocatable leftover
+  bool skipped = false;  // left out by --arch, or a relocatable leftover
   // Relocatable (-dc) device code: the CUBIN is ET_REL (known once read), or the image is
   // a leftover in a linked file's __nv_relfatbin. Its registers and stack are final only
   // after the device link; the driver does not load it as it is.

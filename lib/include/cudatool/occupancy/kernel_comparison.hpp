@@ -90,16 +90,16 @@ struct KernelComparison {
   std::vector<KernelChange> changes;
   std::size_t old_kernels = 0, new_kernels = 0;  // distinct, as matched
   std::size_t unchanged = 0, changed = 0, added = 0, removed = 0;
-  std::size_t improved = 0, worsened = 0;  // changed kernels with any metric better / worse
+  std::size_t improved = 0, worsened = 0;         // changed kernels with any metric better / worse
   std::vector<ArchitectureChange> architectures;  // every architecture of either side
   std::uint64_t old_bytes = 0, new_bytes = 0;     // every image's file_bytes
-  std::vector<std::string> broken_rules;           // rules broken at least once, in rule order
-  std::size_t regressions = 0;                     // kernels (and totals) breaking a rule
+  std::vector<std::string> broken_rules;          // rules broken at least once, in rule order
+  std::size_t regressions = 0;                    // kernels (and totals) breaking a rule
 };
 
 // The measures of one kernel of `scan`, occupancy at `threads` from `table`.
-KernelMeasures measure_kernel(const ScanResult& scan, std::size_t kernel,
-                              ArchitectureTable& table, int threads);
+KernelMeasures measure_kernel(const ScanResult& scan, std::size_t kernel, ArchitectureTable& table,
+                              int threads);
 
 KernelComparison compare_kernels(const ScanResult& old_scan, const ScanResult& new_scan,
                                  const ComparisonOptions& options, ArchitectureTable& table);
