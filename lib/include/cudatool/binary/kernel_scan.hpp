@@ -71,7 +71,7 @@ struct ScannedFile {
   // Relocatable images of __nv_relfatbin in an executable or shared library that were
   // left out (ScanOptions::relocatable_leftovers false).
   std::size_t relocatable_leftovers_skipped = 0;
-  std::vector<FatbinSection> fatbin_sections;  // in section order
+  std::vector<FatbinSection> fatbin_sections{};  // in section order
 };
 
 struct ScannedImage {
