@@ -128,7 +128,8 @@ ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request) {
   const ScanProblems problems = report_problems(scan);
   bool bad_entry = problems.bad_entry;
   if (options.sizes) {
-    print_sizes(size_report(scan, top), scan, format, request.wide);
+    print_sizes(size_report(scan, top == 0 ? scan.kernels.size() : top), scan, format,
+                request.wide);
   } else {
     ScanResult old_scan = read_baseline(*options.baseline, request.scan);
     keep_matching(old_scan, request);

@@ -160,7 +160,9 @@ class Scanner {
               std::vector<char>(jobs_.size(), 0)};
     const auto key = [&](std::size_t j) {
       const FatbinEntry& e = jobs_[j].entry;
-      return std::tuple(e.payload.size(), e.decompressed_size, e.compression);
+      // The architecture too: equal bytes are of one, and entries of one size (small
+      // kernel-less CUBINs, one per architecture) then no longer crowd out each other.
+      return std::tuple(e.payload.size(), e.decompressed_size, e.compression, e.arch);
     };
     // Stored (uncompressed) entries too: their copies are duplicates the size report counts.
     std::vector<std::size_t> entries(jobs_.size());
