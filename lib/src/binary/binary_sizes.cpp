@@ -49,7 +49,9 @@ std::string template_family(std::string_view demangled) {
     }
     if (depth > 0) continue;
     if (c == ' ') {
-      name.clear();  // what came before was the return type
+      // What came before was the return type; not so before an argument list
+      // ("operator< <int>").
+      if (i + 1 >= head.size() || head[i + 1] != '<') name.clear();
       continue;
     }
     name += c;
