@@ -212,7 +212,7 @@ std::vector<RegressionRule> parse_fail_on(const std::string& list) {
       }
       if (rule.kind == RegressionRule::Kind::kernels_removed)
         throw UsageError("--fail-on " + quote_input(item) + ": removed takes no threshold");
-      rule.threshold = parse_decimal(number, "--fail-on " + name, 0, 1e15);
+      rule.threshold = parse_decimal(number, "--fail-on " + name, 0, 1e9);
     }
     rules.push_back(std::move(rule));
   }

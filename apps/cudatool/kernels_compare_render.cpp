@@ -276,12 +276,18 @@ void print_json_document(const KernelComparison& c, const ComparisonInputs& in) 
                              {"old_bytes", a.old_bytes},
                              {"new_bytes", a.new_bytes},
                              {"status", architecture_status(a)}});
-  json summary = {{"old_kernels", c.old_kernels},   {"new_kernels", c.new_kernels},
-                  {"unchanged", c.unchanged},       {"changed", c.changed},
-                  {"improved", c.improved},         {"worsened", c.worsened},
-                  {"added", c.added},               {"removed", c.removed},
-                  {"old_bytes", c.old_bytes},       {"new_bytes", c.new_bytes},
-                  {"regressions", c.regressions},   {"broken_rules", c.broken_rules},
+  json summary = {{"old_kernels", c.old_kernels},
+                  {"new_kernels", c.new_kernels},
+                  {"unchanged", c.unchanged},
+                  {"changed", c.changed},
+                  {"improved", c.improved},
+                  {"worsened", c.worsened},
+                  {"added", c.added},
+                  {"removed", c.removed},
+                  {"old_bytes", c.old_bytes},
+                  {"new_bytes", c.new_bytes},
+                  {"regressions", c.regressions},
+                  {"broken_rules", c.broken_rules},
                   {"passed", c.broken_rules.empty()}};
   const auto change = [&](JsonStream& out, std::size_t i) {
     const KernelChange& k = c.changes[i];
