@@ -33,9 +33,10 @@
 //                          type 1 "SpillRefill", at an offset into .text.<kernel>), and each
 //                          marked STL/LDL adds its width (sm_70+ encoding: opcode in bits
 //                          0-11, 0x387 STL, 0x983 LDL; width code in bits 73-75). Matches
-//                          ptxas -v on sm_75 to sm_120 (CUDA 13.0). Unknown (nullopt) where
-//                          the kernel has a stack but no marks (toolkits that write none), or
-//                          a mark is not a spill this reader decodes
+//                          ptxas -v on sm_75 to sm_120 (CUDA 13.0). 0 without marks where
+//                          the kernel has no stack frame or its toolkit marks every spill
+//                          (EIATTR_CUDA_API_VERSION 128 and up); unknown (nullopt) otherwise,
+//                          and where a mark is not a spill this reader decodes
 //
 // These are the names (and the JSON keys) of PyCUDA's function_attribute. The driver may
 // still see it differently (cuFuncGetAttribute after loading is the truth; `cudatool
