@@ -25,8 +25,8 @@ std::vector<Command> add_commands(CLI::App& root, GlobalOptions& global) {
       "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch, 9 a check "
       "failed (cudatool check), 10 an unreadable entry in a readable file (cudatool kernels, "
       "compat), 11 some code cannot run on a target GPU (cudatool compat), 12 some code runs only "
-      "by JIT and --require native (cudatool compat). "
-      "See cudatool(1).");
+      "by JIT and --require native (cudatool compat), 13 a regression (cudatool kernels "
+      "--fail-on). See cudatool(1).");
   return {
       add_devices(root, global),    add_attrs(root, global),     add_compile(root, global),
       add_bench_pool(root, global), add_occupancy(root, global), add_kernels(root, global),

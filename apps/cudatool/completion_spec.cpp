@@ -33,7 +33,7 @@ std::vector<std::string> option_choices(CLI::Option& option) {
 // takes a value completes to its validator's choices, or to nothing.
 ValueKind value_kind(const std::string& name) {
   if (name == "output" || name == "file" || name == "FILE" || name == "PATH" ||
-      name == "kernel-from")
+      name == "kernel-from" || name == "baseline")
     return ValueKind::file;
   if (name == "include-dir" || name == "cache-dir" || name == "build-dir")
     return ValueKind::directory;

@@ -52,6 +52,8 @@ std::string_view exit_status_name(ExitStatus s) noexcept {
       return "incompatible";
     case ExitStatus::needs_jit:
       return "needs_jit";
+    case ExitStatus::regression:
+      return "regression";
   }
   return "unknown";
 }

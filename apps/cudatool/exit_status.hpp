@@ -28,6 +28,8 @@ enum class ExitStatus : int {
   incompatible = 11,
   // `compat --require native`: all can run, but some only by JIT-compiling PTX.
   needs_jit = 12,
+  // `kernels --baseline --fail-on`: a regression the rules name.
+  regression = 13,
 };
 
 constexpr int to_int(ExitStatus s) {

@@ -14,6 +14,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/text.hpp"
+#include "kernels_compare.hpp"
 #include "kernels_json.hpp"
 #include "kernels_render.hpp"
 #include "kernels_selection.hpp"
@@ -33,7 +34,12 @@ struct KernelsOptions {
   std::optional<std::string> sort;
   bool wide = false;
   bool no_progress = false;
-  bool relocatable = false;  // list the relocatable leftovers of linked files too
+  bool relocatable = false;             // list the relocatable leftovers of linked files too
+  std::optional<std::string> baseline;  // --baseline OLD: compare the files with it
+  std::optional<std::string> fail_on;   // --fail-on LIST: the regressions that fail
+  std::optional<std::string> top;       // --top N: rows of the reports' lists
+  bool sizes = false;                   // --sizes: where the bytes go
+  bool markdown = false;                // the reports as Markdown
 };
 
 KernelsRequest make_request(const KernelsOptions& o, GlobalOptions& global) {
@@ -87,8 +93,70 @@ ScanProblems report_problems(const ScanResult& result) {
   return problems;
 }
 
+// --kernel's pattern applied to a whole scan (the reports read every kernel kept).
+void keep_matching(ScanResult& scan, const KernelsRequest& request) {
+  if (!request.pattern) return;
+  std::erase_if(scan.kernels, [&](const ScannedKernel& k) { return !request.keeps(k.resources); });
+  for (ScannedImage& image : scan.images) image.kernel_count = 0;
+  for (const ScannedKernel& k : scan.kernels) ++scan.images[k.image].kernel_count;
+}
+
+// --baseline and --sizes: the files scanned whole, then the comparison or the size report.
+ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request) {
+  if (options.baseline && options.sizes)
+    throw UsageError("--baseline and --sizes exclude each other (run them one after the other)");
+  const char* report = options.sizes ? "--sizes" : "--baseline";
+  if (request.format == TableFormat::csv || request.format == TableFormat::csv_noheader)
+    throw UsageError(std::string("--format csv does not apply to ") + report +
+                     " (text, --json or --markdown)");
+  if (options.markdown && request.format == TableFormat::json)
+    throw UsageError("--markdown and --json exclude each other");
+  if (request.sort) throw UsageError(std::string("--sort does not apply to ") + report);
+  if (options.sizes && request.threads) throw UsageError("--threads does not apply to --sizes");
+  const ReportFormat format = request.format == TableFormat::json ? ReportFormat::json
+                              : options.markdown                  ? ReportFormat::markdown
+                                                                  : ReportFormat::text;
+  const std::size_t top =
+      options.top ? static_cast<std::size_t>(parse_int(*options.top, "--top", 0, 1000000)) : 20;
+  std::vector<RegressionRule> rules;
+  if (options.fail_on) rules = parse_fail_on(*options.fail_on);
+
+  ScanProgress progress("reading", "images");
+  if (request.progress) request.scan.progress = std::ref(progress);
+  ScanResult scan = scan_binaries(request.files, request.scan);
+  keep_matching(scan, request);
+  const ScanProblems problems = report_problems(scan);
+  bool bad_entry = problems.bad_entry;
+  if (options.sizes) {
+    print_sizes(size_report(scan, top == 0 ? scan.kernels.size() : top), scan, format,
+                request.wide);
+  } else {
+    ScanResult old_scan = read_baseline(*options.baseline, request.scan);
+    keep_matching(old_scan, request);
+    for (const ScannedImage& image : old_scan.images)
+      if (!image.error.empty()) bad_entry = true;
+    ComparisonOptions compare;
+    compare.threads = request.threads.value_or(256);
+    compare.rules = std::move(rules);
+    ArchitectureTable architectures;
+    const KernelComparison comparison = compare_kernels(old_scan, scan, compare, architectures);
+    std::string names;
+    for (const std::string& f : request.files) names += (names.empty() ? "" : " ") + f;
+    print_comparison(comparison, {old_scan, scan, *options.baseline, names, top, request.wide},
+                     format);
+    if (!comparison.broken_rules.empty()) return ExitStatus::regression;
+  }
+  if (!problems.any_cuda) return ExitStatus::usage;
+  if (bad_entry) return ExitStatus::unreadable_entry;
+  return ExitStatus::success;
+}
+
 ExitStatus run_kernels(const KernelsOptions& options, GlobalOptions& global) {
   KernelsRequest request = make_request(options, global);
+  if (options.baseline || options.sizes) return run_report(options, request);
+  if (options.fail_on) throw UsageError("--fail-on needs --baseline OLD");
+  if (options.markdown) throw UsageError("--markdown needs --baseline or --sizes");
+  if (options.top) throw UsageError("--top needs --baseline or --sizes");
   ScanProgress progress("reading", "images");
   if (request.progress) request.scan.progress = std::ref(progress);
   ArchitectureTable architectures;
@@ -159,6 +227,21 @@ Command add_kernels(CLI::App& root, GlobalOptions& global) {
                 "libraries, apart from the linked kernels");
   sub->add_option("--jobs", o->jobs,
                   "Worker threads, 1 to 1024 (default: one per CPU this process may use)");
+  sub->add_option("--baseline", o->baseline,
+                  "Compare FILE... with this build: a binary, or a saved `kernels --json` "
+                  "(kernels matched by name and architecture)");
+  sub->add_option("--fail-on", o->fail_on,
+                  "With --baseline: exit 11 on these regressions (comma-separated: registers, "
+                  "spills, local, shared, barriers, occupancy, code_size, size, removed; each "
+                  "optionally =N or =N%)")
+      ->check(completion_choices(fail_on_names()));
+  sub->add_flag("--sizes", o->sizes,
+                "Where the bytes go: per file, architecture and kernel, template families, "
+                "duplicates");
+  sub->add_flag("--markdown", o->markdown,
+                "Print --baseline's or --sizes' report as Markdown (for a pull-request comment)");
+  sub->add_option("--top", o->top,
+                  "Rows of --sizes' lists and of --markdown's comparison (default 20; 0 for all)");
   sub->add_flag("--no-progress", o->no_progress, "No progress bar on stderr");
   add_json_flag(*sub, global);
   add_table_format_option(*sub, global);

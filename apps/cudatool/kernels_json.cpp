@@ -28,7 +28,8 @@ void write_kernel(JsonStream& out, const ScannedKernel& k, const std::string& ar
   // Keys in sorted order, as print_json writes them.
   out.begin_object().member("arch", arch).key("cluster_dims").after_key();
   dims_json(out, k.bounds.cluster);
-  out.member("const_size_bytes", r.const_size_bytes)
+  out.member("code_size_bytes", r.code_size_bytes)
+      .member("const_size_bytes", r.const_size_bytes)
       .member("demangled", r.demangled)
       .member("file", file.path)
       .member("image", k.image)
@@ -47,6 +48,8 @@ void write_kernel(JsonStream& out, const ScannedKernel& k, const std::string& ar
   out.member("relocatable", image.relocatable).key("required_block_size").after_key();
   dims_json(out, k.bounds.reqntid);
   out.member("shared_size_bytes", r.shared_size_bytes)
+      .member("spill_load_bytes", r.spill_load_bytes)
+      .member("spill_store_bytes", r.spill_store_bytes)
       .member("stack_unknown", r.stack_unknown)
       .end_object();
 }
@@ -58,10 +61,13 @@ void write_image(JsonStream& out, const ScannedImage& image, const ScannedFile& 
       .member("container_offset", image.container_offset);
   out.text_or_null("error", image.error);
   out.member("file", file.path)
+      .member("file_bytes", image.file_bytes)
       .member("kernel_count", image.kernel_count)
       .member("kind", image_kind_name(image.kind));
   out.text_or_null("member", image.member);
-  out.member("offset", image.offset).member("relocatable", image.relocatable);
+  out.member("offset", image.offset)
+      .member("relocatable", image.relocatable)
+      .member("same_bytes_as", image.same_bytes_as);
   out.text_or_null("section", image.section);
   out.member("size", image.size)
       .member("skipped", image.skipped)
@@ -74,7 +80,16 @@ void write_files(std::ostream& os, const std::vector<ScannedFile>& files) {
   JsonStream out(text, 1);
   out.after_key().begin_array();
   for (const auto& f : files) {
-    out.begin_object()
+    out.begin_object().key("fatbin_sections").after_key().begin_array();
+    for (const FatbinSection& s : f.fatbin_sections)
+      out.begin_object()
+          .member("container_bytes", s.container_bytes)
+          .member("containers", s.containers)
+          .text_or_null("member", s.member)
+          .member("name", s.name)
+          .member("size", s.size)
+          .end_object();
+    out.end_array()
         .member("has_cuda_code", f.has_cuda_code)
         .text_or_null("note", f.note)
         .member("path", f.path)

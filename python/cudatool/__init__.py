@@ -44,7 +44,9 @@ from ._results import (
     CompatReport,
     Compiled,
     Devices,
+    KernelComparison,
     Kernels,
+    KernelSizes,
     Occupancy,
     Result,
 )
@@ -66,6 +68,8 @@ __all__ = [
     "devices",
     "attributes",
     "kernels",
+    "compare_kernels",
+    "kernel_sizes",
     "compile",
     "check",
     "Result",
@@ -73,6 +77,8 @@ __all__ = [
     "Attributes",
     "Occupancy",
     "Kernels",
+    "KernelComparison",
+    "KernelSizes",
     "Compiled",
     "CheckReport",
     "CompatReport",
@@ -260,6 +266,69 @@ def kernels(
     if status == 2:
         raise UsageError("; ".join(err) if err else "no CUDA code in the files")
     return Kernels(out, err, status == 10)
+
+
+def _scan_flags(arch, kernel, jobs) -> list[str]:
+    arguments = []
+    if arch is not None:
+        for a in [arch] if isinstance(arch, str) else arch:
+            arguments += ["--arch", a]
+    if kernel is not None:
+        arguments += ["--kernel", kernel]
+    if jobs is not None:
+        arguments += ["--jobs", str(int(jobs))]
+    return arguments
+
+
+def compare_kernels(
+    baseline: PathLike,
+    paths: PathLike | Iterable[PathLike],
+    threads: int | None = None,
+    fail_on: str | Iterable[str] | None = None,
+    arch: str | Iterable[str] | None = None,
+    kernel: str | None = None,
+    jobs: int | None = None,
+) -> KernelComparison:
+    """What changed from ``baseline`` (a binary or a saved ``kernels --json``) to ``paths``,
+    kernel by kernel: ``cudatool kernels --baseline --json``; occupancy at ``threads`` per
+    block (256). ``fail_on`` names the regressions (``"registers"``, ``"spills"``,
+    ``"occupancy=5"``, ``"size=2%"``, ``"removed"``, ...): ``passed`` is False where one is
+    broken. Raises UsageError for a bad file, document or rule."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    arguments = ["kernels", "--json", "--no-progress", "--baseline", os.fspath(baseline)]
+    arguments += _scan_flags(arch, kernel, jobs)
+    if threads is not None:
+        arguments += ["--threads", str(int(threads))]
+    if fail_on is not None:
+        arguments += ["--fail-on", fail_on if isinstance(fail_on, str) else ",".join(fail_on)]
+    arguments += ["--", *(os.fspath(p) for p in paths)]
+    status, out, err = _run(arguments)
+    if status not in (0, 10, 13):
+        raise UsageError("; ".join(err) if err else f"cudatool exited {status}")
+    return KernelComparison(out, err, status != 13)
+
+
+def kernel_sizes(
+    paths: PathLike | Iterable[PathLike],
+    top: int | None = None,
+    arch: str | Iterable[str] | None = None,
+    kernel: str | None = None,
+    jobs: int | None = None,
+) -> KernelSizes:
+    """Where the bytes of compiled CUDA binaries go: ``cudatool kernels --sizes --json`` (per
+    file and architecture, what dropping one saves, the ``top`` largest kernels and template
+    families, duplicates). Raises UsageError where no file holds CUDA code."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    arguments = ["kernels", "--json", "--no-progress", "--sizes", *_scan_flags(arch, kernel, jobs)]
+    if top is not None:
+        arguments += ["--top", str(int(top))]
+    arguments += ["--", *(os.fspath(p) for p in paths)]
+    status, out, err = _run(arguments)
+    if status not in (0, 10):
+        raise UsageError("; ".join(err) if err else f"cudatool exited {status}")
+    return KernelSizes(out, err)
 
 
 def compile(  # noqa: A001 - the command's name

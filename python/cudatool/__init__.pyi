@@ -19,6 +19,8 @@ __all__ = [
     "devices",
     "attributes",
     "kernels",
+    "compare_kernels",
+    "kernel_sizes",
     "compile",
     "check",
     "Result",
@@ -26,6 +28,8 @@ __all__ = [
     "Attributes",
     "Occupancy",
     "Kernels",
+    "KernelComparison",
+    "KernelSizes",
     "Compiled",
     "CheckReport",
     "CompatReport",
@@ -150,6 +154,15 @@ class Kernels(Result):
     unreadable_entries: bool
     def __init__(self, text: bytes, warnings: list[str], unreadable_entries: bool) -> None: ...
 
+class KernelComparison(Result):
+    warnings: list[str]
+    passed: bool
+    def __init__(self, text: bytes, warnings: list[str], passed: bool) -> None: ...
+
+class KernelSizes(Result):
+    warnings: list[str]
+    def __init__(self, text: bytes, warnings: list[str]) -> None: ...
+
 class Compiled(Result):
     warnings: list[str]
     def __init__(self, document: dict[str, Any], warnings: list[str]) -> None: ...
@@ -181,6 +194,13 @@ def attributes(device: int | str | None = None, names: Iterable[str] = ()) -> At
 def kernels(paths: _PathLike | Iterable[_PathLike], arch: str | Iterable[str] | None = None,
             kernel: str | None = None, threads: int | None = None, relocatable: bool = False,
             jobs: int | None = None) -> Kernels: ...
+def compare_kernels(baseline: _PathLike, paths: _PathLike | Iterable[_PathLike],
+                    threads: int | None = None, fail_on: str | Iterable[str] | None = None,
+                    arch: str | Iterable[str] | None = None, kernel: str | None = None,
+                    jobs: int | None = None) -> KernelComparison: ...
+def kernel_sizes(paths: _PathLike | Iterable[_PathLike], top: int | None = None,
+                 arch: str | Iterable[str] | None = None, kernel: str | None = None,
+                 jobs: int | None = None) -> KernelSizes: ...
 def compile(source_or_path: _PathLike, arch: str | Iterable[str] | None = None,
             options: Sequence[str] = (), threads: int | None = None,
             name: str = "kernel.cu") -> Compiled: ...

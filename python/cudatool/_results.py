@@ -113,6 +113,30 @@ class Kernels(Result):
         self.unreadable_entries = unreadable_entries
 
 
+class KernelComparison(Result):
+    """``cudatool kernels --baseline OLD FILE... --json``: ``changes``, ``architectures``,
+    ``summary``. ``passed`` is False where a ``fail_on`` rule is broken (the command exits 13);
+    ``warnings`` holds its stderr lines."""
+
+    __slots__ = ("warnings", "passed")
+
+    def __init__(self, text: bytes, warnings: list[str], passed: bool) -> None:
+        super().__init__(text=text)
+        self.warnings = warnings
+        self.passed = passed
+
+
+class KernelSizes(Result):
+    """``cudatool kernels --sizes --json``: ``files`` (per architecture), ``largest_kernels``,
+    ``template_families``, ``duplicates``; ``warnings`` holds its stderr lines."""
+
+    __slots__ = ("warnings",)
+
+    def __init__(self, text: bytes, warnings: list[str]) -> None:
+        super().__init__(text=text)
+        self.warnings = warnings
+
+
 class Compiled(Result):
     """``cudatool compile --json``: ``kernels`` (resources, occupancy), ``arch``, ``cache``, ..."""
 

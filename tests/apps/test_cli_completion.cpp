@@ -54,6 +54,11 @@ TEST_F(CliCompletion, Bash) {
   EXPECT_EQ(bash_complete(path, "cudatool kernels --sort ''", 3),
             "name regs shared local const threads barriers occupancy\n");
   EXPECT_EQ(bash_complete(path, "cudatool kernels --threads ''", 3), "\n");
+  EXPECT_EQ(bash_complete(path, "cudatool kernels --fail-on ''", 3),
+            "registers spills local shared barriers occupancy code_size size removed\n");
+  EXPECT_EQ(bash_complete(path, "cudatool kernels --sizes --mark", 3), "--markdown\n");
+  // --baseline takes a file.
+  EXPECT_EQ(bash_complete(path, "cudatool kernels --baseline /proc/sel", 3), "/proc/self\n");
   EXPECT_EQ(bash_complete(path, "cudatool check --format = pro", 4), "prometheus\n");
   EXPECT_EQ(bash_complete(path, "cudatool compile --cache-d", 2), "--cache-dir\n");
   // After an option that takes a directory, directories.

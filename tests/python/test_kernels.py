@@ -86,3 +86,21 @@ def test_kernels_releases_the_gil():
     start, end = call[0]
     during = [t for t in ticks if start < t < end]
     assert end - start > 0.05 and len(during) >= 10, (path, end - start, len(during))
+
+
+def test_compare_kernels_and_sizes_equal_cli(kernels_data):
+    old, new = os.path.join(kernels_data, "zstd.o"), os.path.join(kernels_data, "lz4.o")
+    status, expected, _ = cli_json("kernels", "--json", "--no-progress", "--baseline", old,
+                                   "--fail-on", "removed,registers", new)
+    result = cudatool.compare_kernels(old, new, fail_on=["removed", "registers"])
+    assert status == 13 and not result.passed
+    assert result.to_dict() == expected
+    assert result.summary.broken_rules == ["removed"]
+    assert cudatool.compare_kernels(new, new, fail_on="removed").passed
+    status, expected, _ = cli_json("kernels", "--json", "--no-progress", "--sizes", "--top", 3,
+                                   new)
+    sizes = cudatool.kernel_sizes(new, top=3)
+    assert status == 0 and sizes.to_dict() == expected
+    assert len(sizes.largest_kernels) <= 3 and sizes.files[0].architectures[0].file_bytes > 0
+    with pytest.raises(cudatool.UsageError):
+        cudatool.compare_kernels(old, new, fail_on="no-such-rule")

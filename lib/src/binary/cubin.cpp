@@ -33,6 +33,15 @@ constexpr std::uint8_t kAttrMaxregCount = 0x1b;
 constexpr std::uint8_t kAttrRegcount = 0x2f;
 constexpr std::uint8_t kAttrCtaPerCluster = 0x3d;
 constexpr std::uint8_t kAttrNumBarriers = 0x4c;
+constexpr std::uint8_t kAttrCudaApiVersion = 0x37;
+constexpr std::uint8_t kAttrAnnotations = 0x55;  // (u32 type, u32 offset) pairs
+// The toolkits known to mark every spill (12.8's cuBLASLt 12.9 wheel and 13.0's ptxas do);
+// from an older one, a kernel with a stack but no marks may still spill.
+constexpr std::uint32_t kFirstApiVersionWithSpillMarks = 128;
+constexpr std::uint32_t kAnnotationSpill = 1;  // "SpillRefill": a spill store or load
+constexpr int kFirstSmOf128BitCode = 70;       // Volta on: 16-byte instructions
+constexpr std::uint32_t kOpcodeStl = 0x387;    // bits 0-11 of a 128-bit instruction
+constexpr std::uint32_t kOpcodeLdl = 0x983;
 constexpr std::uint32_t kStackUnknown = 0xffffffff;  // nvlink: "cannot be statically determined"
 constexpr int kReservedSharedPerBlock = 1024;        // cc 8.0+: 1 KiB reserved per block
 constexpr int kFirstSmWithReserveInWindow = 90;      // sm_90+: laid out in .nv.shared.<k>
@@ -72,6 +81,35 @@ std::uint64_t product(const std::array<int, 3>& d) {
 
 int clamp_int(std::uint64_t v) {
   return static_cast<int>(std::min<std::uint64_t>(v, 0x7fffffff));
+}
+
+struct Spills {
+  int stores = 0, loads = 0;
+};
+
+// The spill bytes of a kernel from ptxas's marks (EIATTR_ANNOTATIONS) and its code: each
+// marked instruction is an STL or LDL whose width code (bits 73-75: 0/1 8-bit, 2/3 16-bit, 4
+// 32-bit, 5 64-bit, 6/7 128-bit) gives its bytes. Nothing where a mark is outside the code
+// or on another instruction (an encoding this reader does not know).
+std::optional<Spills> spill_bytes(std::span<const std::uint8_t> marks,
+                                  std::span<const std::uint8_t> code) {
+  constexpr int kWidth[8] = {1, 1, 2, 2, 4, 8, 16, 16};
+  Spills spills;
+  for (std::size_t p = 0; p + 8 <= marks.size(); p += 8) {
+    if (le32(marks.data() + p) != kAnnotationSpill) continue;
+    const std::uint64_t at = le32(marks.data() + p + 4);
+    if (at % 16 != 0 || at + 16 > code.size()) return std::nullopt;
+    const std::uint8_t* instruction = code.data() + at;
+    const std::uint32_t opcode = (instruction[0] | std::uint32_t(instruction[1]) << 8) & 0xfff;
+    const int width = kWidth[(instruction[9] >> 1) & 7];  // bits 73-75
+    if (opcode == kOpcodeStl)
+      spills.stores += width;
+    else if (opcode == kOpcodeLdl)
+      spills.loads += width;
+    else
+      return std::nullopt;
+  }
+  return spills;
 }
 
 }  // namespace
@@ -265,6 +303,8 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
       if (own.text) regs = own.text->info >> 24;
     }
     if (!regs) malformed(r, "kernel " + k.name + " has no EIATTR_REGCOUNT");
+    std::optional<std::span<const std::uint8_t>> spill_marks;
+    std::uint32_t api_version = 0;
     if (own.info) {
       for_each_nv_info_attribute(elf.section_reader(*own.info),
                                  [&](std::uint8_t attribute, std::uint8_t, std::uint16_t value,
@@ -286,6 +326,12 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
                                      case kAttrNumBarriers:
                                        if (payload.empty()) k.num_barriers = value;
                                        break;
+                                     case kAttrAnnotations:
+                                       spill_marks = payload;
+                                       break;
+                                     case kAttrCudaApiVersion:
+                                       if (payload.size() >= 4) api_version = le32(payload.data());
+                                       break;
                                      default:
                                        break;
                                    }
@@ -306,6 +352,22 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
       k.shared_size_bytes = clamp_int(size);
     }
     k.const_size_bytes = const_size;
+    std::span<const std::uint8_t> code;
+    if (own.text && own.text->has_contents()) {
+      code = elf.section_reader(*own.text).all();
+      k.code_size_bytes = code.size();
+    }
+    if (spill_marks && info.arch.number() >= kFirstSmOf128BitCode) {
+      if (const auto spills = spill_bytes(*spill_marks, code)) {
+        k.spill_store_bytes = spills->stores;
+        k.spill_load_bytes = spills->loads;
+      }
+    } else if (!spill_marks && ((k.local_size_bytes == 0 && !k.stack_unknown &&
+                                 attributes.frame_size.value_or(0) == 0) ||
+                                api_version >= kFirstApiVersionWithSpillMarks)) {
+      // No stack frame, or a toolkit that marks every spill and marked none.
+      k.spill_store_bytes = k.spill_load_bytes = 0;
+    }
     std::uint64_t threads = static_cast<std::uint64_t>(register_limited_block_size(k.num_regs));
     if (bounds.max_threads) threads = std::min<std::uint64_t>(threads, *bounds.max_threads);
     // A required block size (EIATTR_REQNTID, __block_size__) is not a bound here: the H100

@@ -85,6 +85,7 @@ FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset)
       body.fail(p + 4, "fatbin entry header size " + std::to_string(entry_header) + " is absurd");
     body.bytes(p, entry_header, "fatbin entry header");
     e.payload = body.bytes(p + entry_header, payload_size, "fatbin entry payload");
+    e.footprint = entry_header + payload_size;
     const std::uint32_t compressed = body.u32(p + 16, "fatbin entry compressed size");
     const std::uint32_t sm = body.u32(p + 28, "fatbin entry architecture");
     e.flags = body.u64(p + 40, "fatbin entry flags");

@@ -45,6 +45,7 @@ struct FatbinEntry {
   std::span<const std::uint8_t> payload;  // the stored bytes (compressed where compressed)
   std::uint64_t decompressed_size = 0;    // the declared size; payload.size() when stored plain
   std::optional<PtxVersion> ptx_version;  // PTX: the ISA version the header records, if any
+  std::uint64_t footprint = 0;            // its header and payload area, padding included
   ImageKind image_kind() const;           // 2 elf, 1 ptx, 8 lto_ir, anything else unknown
 };
 

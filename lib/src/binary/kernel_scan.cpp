@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <new>
+#include <numeric>
 #include <set>
 #include <tuple>
 
@@ -89,6 +90,9 @@ class Scanner {
                                 ? Repeats{std::vector<std::vector<std::size_t>>(jobs_.size()),
                                           std::vector<char>(jobs_.size(), 0)}
                                 : find_repeats();
+    for (std::size_t j = 0; j < jobs_.size(); ++j)
+      for (const std::size_t c : repeats.copies[j])
+        result_.images[jobs_[c].image].same_bytes_as = jobs_[j].image;
     scan_trace().step("repeats-found");
     // Largest first, so that the last job to start is a small one; by decompressed size,
     // so that each thread's first job sizes its buffer once for all (by stored size, the
@@ -152,7 +156,7 @@ class Scanner {
   }
 
  private:
-  // The compressed entries whose bytes repeat an earlier job's (libcublasLt.so.13: 4,557 of
+  // The entries whose bytes repeat an earlier job's (libcublasLt.so.13: 4,557 of
   // its 5,832 repeat one of 1,275 others; ~3% of its decompression). Entries of one size
   // are compared with the first ones of that size whose bytes differ, at most four, so no
   // input makes this quadratic; sizes on all threads.
@@ -166,25 +170,27 @@ class Scanner {
               std::vector<char>(jobs_.size(), 0)};
     const auto key = [&](std::size_t j) {
       const FatbinEntry& e = jobs_[j].entry;
-      return std::tuple(e.payload.size(), e.decompressed_size, e.compression);
+      // The architecture too: equal bytes are of one, and entries of one size (small
+      // kernel-less CUBINs, one per architecture) then no longer crowd out each other.
+      return std::tuple(e.payload.size(), e.decompressed_size, e.compression, e.arch);
     };
-    std::vector<std::size_t> compressed;
-    for (std::size_t j = 0; j < jobs_.size(); ++j)
-      if (jobs_[j].entry.compression != FatbinCompression::none) compressed.push_back(j);
-    std::sort(compressed.begin(), compressed.end(), [&](std::size_t a, std::size_t b) {
+    // Stored (uncompressed) entries too: their copies are duplicates the size report counts.
+    std::vector<std::size_t> entries(jobs_.size());
+    std::iota(entries.begin(), entries.end(), std::size_t{0});
+    std::sort(entries.begin(), entries.end(), [&](std::size_t a, std::size_t b) {
       return std::pair(key(a), a) < std::pair(key(b), b);
     });
-    std::vector<std::pair<std::size_t, std::size_t>> sizes;  // [first, last) in `compressed`
-    for (std::size_t first = 0, last; first < compressed.size(); first = last) {
+    std::vector<std::pair<std::size_t, std::size_t>> sizes;  // [first, last) in `entries`
+    for (std::size_t first = 0, last; first < entries.size(); first = last) {
       last = first + 1;
-      while (last < compressed.size() && key(compressed[last]) == key(compressed[first])) ++last;
+      while (last < entries.size() && key(entries[last]) == key(entries[first])) ++last;
       if (last - first > 1) sizes.emplace_back(first, last);
     }
     parallel_for(sizes.size(), options_.threads, [&](std::size_t n) {
       constexpr std::size_t kMostCompared = 4;
       std::size_t read[kMostCompared], kept = 0;  // jobs read on their own, by job order
       for (std::size_t i = sizes[n].first; i < sizes[n].second; ++i) {
-        const std::size_t j = compressed[i];
+        const std::size_t j = entries[i];
         const auto bytes = jobs_[j].entry.payload;
         const auto same = std::find_if(read, read + kept, [&](std::size_t other) {
           const auto b = jobs_[other].entry.payload;
@@ -201,7 +207,7 @@ class Scanner {
     return r;
   }
 
-  // Reads one job and gives its kernels to the jobs in `copies` (the same compressed bytes).
+  // Reads one job and gives its kernels to the jobs in `copies` (the same stored bytes).
   void run_job(const Job& job, JobResult& out, Decompressor& decompressor,
                const std::vector<std::size_t>& copies, std::vector<JobResult>& slots) {
     if (job.read != JobRead::kernels) {
@@ -327,7 +333,7 @@ class Scanner {
       arch.cc = {sm / 10, sm % 10};
       image.arch = arch;
       image.compression = FatbinCompression::none;
-      image.stored_size = image.size = named.size();
+      image.stored_size = image.size = image.file_bytes = named.size();
       if (options_.headers_only) {
         image.relocatable = elf.type() == kElfRelocatable;
         image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
@@ -424,6 +430,12 @@ class Scanner {
     // scan reads their ELF type.
     host_relocatable_ = elf.type() == kElfRelocatable;
     for (std::size_t k = 0; k < scanned.size(); ++k) {
+      if (found[k].empty() || !scanned[k].fatbin) continue;
+      FatbinSection section{member, scanned[k].name, scanned[k].section->size, 0, found[k].size()};
+      for (const FatbinContainer& c : found[k]) section.container_bytes += c.size;
+      result_.files[file].fatbin_sections.push_back(std::move(section));
+    }
+    for (std::size_t k = 0; k < scanned.size(); ++k) {
       const bool leftovers = scanned[k].name == "__nv_relfatbin" && elf.type() != kElfRelocatable;
       for (FatbinContainer& c : found[k])
         add_container(file, c, member, scanned[k].name, source, mapped, leftovers);
@@ -496,6 +508,7 @@ class Scanner {
       image.compression = e.compression;
       image.stored_size = e.payload.size();
       image.size = e.decompressed_size;
+      image.file_bytes = e.footprint;
       if (leftovers) {
         image.relocatable = true;
         if (!options_.relocatable_leftovers) {

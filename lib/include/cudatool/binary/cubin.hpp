@@ -27,6 +27,16 @@
 //                          required block size (EIATTR_REQNTID 0x10): the driver's attribute
 //                          ignores it, and KernelBounds::reqntid carries it
 //   num_barriers           EIATTR_NUM_BARRIERS (0x4c), for occupancy
+//   code_size_bytes        the size of .text.<kernel>: the kernel's machine code
+//   spill_store_bytes,     the bytes of register spills stored and loaded, as ptxas -v counts
+//   spill_load_bytes       them: ptxas marks each spill instruction (EIATTR_ANNOTATIONS 0x55,
+//                          type 1 "SpillRefill", at an offset into .text.<kernel>), and each
+//                          marked STL/LDL adds its width (sm_70+ encoding: opcode in bits
+//                          0-11, 0x387 STL, 0x983 LDL; width code in bits 73-75). Matches
+//                          ptxas -v on sm_75 to sm_120 (CUDA 13.0). 0 without marks where
+//                          the kernel has no stack frame or its toolkit marks every spill
+//                          (EIATTR_CUDA_API_VERSION 128 and up); unknown (nullopt) otherwise,
+//                          and where a mark is not a spill this reader decodes
 //
 // These are the names (and the JSON keys) of PyCUDA's function_attribute. The driver may
 // still see it differently (cuFuncGetAttribute after loading is the truth; `cudatool
@@ -58,6 +68,9 @@ struct KernelResources {
   // The linker could not size the stack (recursion, EIATTR_MIN_STACK_SIZE 0xffffffff):
   // local_size_bytes is the driver's 0, and the kernel runs on the context's stack limit.
   bool stack_unknown = false;
+  // Not function attributes either: the kernel's machine code, and its register spills.
+  std::uint64_t code_size_bytes = 0;
+  std::optional<int> spill_store_bytes, spill_load_bytes;
   friend bool operator==(const KernelResources&, const KernelResources&) = default;
 };
 

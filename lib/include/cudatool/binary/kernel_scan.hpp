@@ -62,6 +62,15 @@ struct ScanOptions {
   bool read_ptx_text = false;
 };
 
+// A fatbin section (.nv_fatbin, __nv_relfatbin) of a host ELF file or archive member.
+struct FatbinSection {
+  std::string member;                 // archive member, "" otherwise
+  std::string name;                   // .nv_fatbin, __nv_relfatbin, ...
+  std::uint64_t size = 0;             // the section's size in the file
+  std::uint64_t container_bytes = 0;  // its containers' bytes: headers and entries
+  std::size_t containers = 0;
+};
+
 struct ScannedFile {
   std::string path;
   std::uint64_t size = 0;
@@ -72,6 +81,7 @@ struct ScannedFile {
   std::size_t relocatable_leftovers_skipped = 0;
   // A headers-only scan of an ELF host file: its DT_NEEDED libraries (libcudart.so.12).
   std::vector<std::string> needed_libraries;
+  std::vector<FatbinSection> fatbin_sections{};  // in section order
 };
 
 struct ScannedImage {
@@ -86,7 +96,12 @@ struct ScannedImage {
   FatbinCompression compression{};     // none, lz4, zstd
   std::uint64_t stored_size = 0;       // bytes in the file
   std::uint64_t size = 0;              // decompressed
-  bool skipped = false;                // left out by --arch, or a relocatable leftover
+  // What the entry takes in the file: its header and its payload area (padding included);
+  // a bare CUBIN's whole size. A container's 16-byte header is nobody's.
+  std::uint64_t file_bytes = 0;
+  // An earlier image whose stored bytes are these exactly (the scan reads them once).
+  std::optional<std::size_t> same_bytes_as;
+  bool skipped = false;  // left out by --arch, or a relocatable leftover
   // Relocatable (-dc) device code: the CUBIN is ET_REL (known once read), or the image is
   // a leftover in a linked file's __nv_relfatbin. Its registers and stack are final only
   // after the device link; the driver does not load it as it is.
