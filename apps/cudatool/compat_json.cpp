@@ -1,4 +1,6 @@
 // compat's JSON document (share/schemas/compat.schema.json).
+#include <algorithm>
+
 #include "compat_report.hpp"
 #include "render.hpp"
 
@@ -96,12 +98,27 @@ void print_compat_json(const CompatAnswer& a) {
     if (!r.containers.empty()) file["container_detail"] = std::move(detail[i]);
     files.push_back(std::move(file));
   }
+  // Each package's roll-up: its files with CUDA code, and the worst verdict among them.
+  std::vector<std::size_t> package_files(r.packages.size(), 0);
+  std::vector<std::string> package_verdict(r.packages.size(), "no_cuda_code");
+  for (const CompatFile& f : r.files) {
+    if (f.package == SIZE_MAX || (!f.has_cuda_code && f.error.empty())) continue;
+    ++package_files[f.package];
+    const std::string v = f.error.empty() ? std::string(verdict_name(worst_verdict(f))) : "unreadable";
+    static const std::vector<std::string> order = {"cannot_run", "unreadable", "jit", "native", "no_cuda_code"};
+    if (std::find(order.begin(), order.end(), v) < std::find(order.begin(), order.end(), package_verdict[f.package]))
+      package_verdict[f.package] = v;
+  }
   nlohmann::json packages = nlohmann::json::array();
-  for (const CompatPackage& p : r.packages)
+  for (std::size_t i = 0; i < r.packages.size(); ++i) {
+    const CompatPackage& p = r.packages[i];
     packages.push_back({{"name", p.name},
                         {"version", p.version},
                         {"location", p.location},
-                        {"cuda_runtime", p.cuda_runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.cuda_runtime)}});
+                        {"cuda_runtime", p.cuda_runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.cuda_runtime)},
+                        {"files_with_cuda_code", package_files[i]},
+                        {"verdict", package_verdict[i]}});
+  }
   const ExitStatus status = compat_exit_status(a);
   print_json({{"targets", std::move(targets)},
               {"driver", std::move(driver)},
