@@ -461,6 +461,8 @@ def compat(
         arguments.append("--containers")
     arguments += ["--", *(os.fsdecode(p) for p in paths)]
     status, out, err = _run(arguments)
+    if status == 2:
+        raise UsageError("; ".join(err) if err else "cudatool compat: bad arguments")
     if status not in (0, 10, 11, 12):
         raise Error(err[-1] if err else f"cudatool compat exited {status}")
     return CompatReport(json.loads(out), status)
