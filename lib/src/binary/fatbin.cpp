@@ -7,6 +7,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <condition_variable>
@@ -153,8 +156,33 @@ std::optional<FatbinContainer> container_at(const ByteReader& r, const std::uint
 // (`from` aligned; four bytes readable at each offset before `to`). Most of a searched
 // section holds no magic: 64 bytes are tested at once (SSE2), where word by word the loop
 // took 1.5% of a one-thread scan of libcublasLt.so.13.
+#if defined(__x86_64__)
+// The same search 128 bytes at a time where the CPU has AVX2 (chosen at run time): `compat`
+// searches every data section of every library, and the search was a quarter of its time.
+__attribute__((target("avx2"))) std::uint64_t next_magic_avx2(const std::uint8_t* data,
+                                                               std::uint64_t p, std::uint64_t to) {
+  const __m256i magic = _mm256_set1_epi32(static_cast<int>(kFatbinMagic));
+  for (; p < to && to - p >= 128; p += 128) {
+    const auto* b = reinterpret_cast<const __m256i*>(data + p);
+    // (No lambda: it would not inherit the function's target.)
+    const __m256i e0 = _mm256_cmpeq_epi32(_mm256_loadu_si256(b), magic);
+    const __m256i e1 = _mm256_cmpeq_epi32(_mm256_loadu_si256(b + 1), magic);
+    const __m256i e2 = _mm256_cmpeq_epi32(_mm256_loadu_si256(b + 2), magic);
+    const __m256i e3 = _mm256_cmpeq_epi32(_mm256_loadu_si256(b + 3), magic);
+    const __m256i any = _mm256_or_si256(_mm256_or_si256(e0, e1), _mm256_or_si256(e2, e3));
+    // Lanes 0, 2, 4, 6: the first four bytes of each 8-byte-aligned word.
+    if (_mm256_movemask_ps(_mm256_castsi256_ps(any)) & 0x55) break;
+  }
+  return p;
+}
+#endif
+
 std::uint64_t next_magic(const std::uint8_t* data, std::uint64_t from, std::uint64_t to) {
   std::uint64_t p = from;
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) p = next_magic_avx2(data, p, to);
+#endif
 #if defined(__SSE2__)
   const __m128i magic = _mm_set1_epi32(static_cast<int>(kFatbinMagic));
   const auto equal = [&](const std::uint8_t* at) {
