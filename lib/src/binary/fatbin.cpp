@@ -31,7 +31,16 @@ constexpr std::uint64_t kFlagArchF = 0x200000;
 }  // namespace
 
 ImageKind FatbinEntry::image_kind() const {
-  return kind == 2 ? ImageKind::elf : kind == 1 ? ImageKind::ptx : ImageKind::unknown;
+  switch (kind) {
+    case 1:
+      return ImageKind::ptx;
+    case 2:
+      return ImageKind::elf;
+    case 8:
+      return ImageKind::lto_ir;
+    default:
+      return ImageKind::unknown;
+  }
 }
 
 bool looks_like_fatbin_container(const ByteReader& r, std::uint64_t offset) {
@@ -97,7 +106,8 @@ FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset)
     const int number = static_cast<int>(sm);
     if (number < 0 || number > 100000)
       body.fail(p + 28, "fatbin entry architecture " + std::to_string(number) + " is absurd");
-    e.arch.code = e.kind == 1 ? Arch::Code::ptx : Arch::Code::sass;
+    // PTX and LTO-IR are for a virtual architecture (compute_75), machine code for a real one.
+    e.arch.code = e.kind == 2 ? Arch::Code::sass : Arch::Code::ptx;
     e.arch.cc = {number / 10, number % 10};
     if (e.flags & kFlagArchA)
       e.arch.variant = Arch::Variant::a;

@@ -410,7 +410,7 @@ class Scanner {
       image.container_offset = c.offset;
       image.offset = e.offset;
       image.kind = e.image_kind();
-      if (e.kind == 1 || e.kind == 2) image.arch = e.arch;
+      if (image.kind != ImageKind::unknown) image.arch = e.arch;
       image.compression = e.compression;
       image.stored_size = e.payload.size();
       image.size = e.decompressed_size;
