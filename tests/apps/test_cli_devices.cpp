@@ -78,7 +78,8 @@ TEST(CliFakeDriver, DevicesTextEscapesWhatNvmlSays) {
   o.env["CUDATOOL_NO_NVML"] = std::nullopt;
   o.env["CUDATOOL_LIBNVML"] = std::string(CUDATOOL_FAKE_LIBNVML);
   o.env["FAKE_NVML_DRIVER_VERSION"] = "580\x1b[2J\nforged line";
-  const auto r = run_cudatool({"devices", "--fresh"}, o);
+  // --memory-usage asks NVML first for the driver's version.
+  const auto r = run_cudatool({"devices", "--memory-usage", "--fresh"}, o);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\nforged line"), std::string::npos) << r.out;
