@@ -24,12 +24,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto payload = cudatool::parse_cache_entry(bytes, key);
     if (!payload) continue;
     if (cudatool::format_cache_entry(key, *payload) != bytes) std::abort();
-    std::vector<std::string> dependencies;
+    std::vector<cudatool::detail::Dependency> dependencies;
     (void)cudatool::detail::decode_cache_payload(*payload, &dependencies);
   }
   // The payload decoder on raw bytes too (an entry whose checksum is valid over garbage).
-  std::vector<std::string> dependencies;
-  if (const auto result = cudatool::detail::decode_cache_payload(bytes, &dependencies))
-    if (dependencies.size() % 4 != 0) std::abort();
+  std::vector<cudatool::detail::Dependency> dependencies;
+  if (cudatool::detail::decode_cache_payload(bytes, &dependencies)) {
+    // What decodes encodes back to the same files.
+    const auto decoded = cudatool::detail::decode_cache_payload(bytes);
+    if (!decoded || decoded->dependencies.size() != dependencies.size()) std::abort();
+    const auto again =
+        cudatool::detail::decode_cache_payload(cudatool::detail::encode_cache_payload(*decoded));
+    if (!again || again->dependencies.size() != dependencies.size()) std::abort();
+    for (std::size_t i = 0; i < dependencies.size(); ++i)
+      if (again->dependencies[i].path != dependencies[i].path ||
+          again->dependencies[i].exists != dependencies[i].exists ||
+          again->dependencies[i].sha256 != dependencies[i].sha256)
+        std::abort();
+  }
   return 0;
 }

@@ -63,7 +63,7 @@ Command add_attrs(CLI::App& root, GlobalOptions& global) {
           std::size_t width = 0;
           for (const auto& entry : values) width = std::max(width, entry.first.size());
           for (const auto& [name, value] : values)
-            std::cout << pad(name, width) << "  " << value << '\n';
+            command_out() << pad(name, width) << "  " << value << '\n';
         }
         return ExitStatus::success;
       }};

@@ -52,23 +52,24 @@ std::string describe_workload(const bench::Config& c) {
 
 void print_bench_pool_text(const bench::Result& r) {
   const bench::Config& c = r.config;
-  std::cout << "bench-pool: " << bench::name(c.backend) << " backend";
+  command_out() << "bench-pool: " << bench::name(c.backend) << " backend";
   if (c.backend == bench::Backend::pinned)
-    std::cout << " (flags " << format_host_alloc_flags(c.host_alloc_flags) << ")";
-  std::cout << "; " << describe_workload(c) << '\n';
-  std::cout << "host: " << r.cpu << " (" << r.cpus << " CPUs)";
+    command_out() << " (flags " << format_host_alloc_flags(c.host_alloc_flags) << ")";
+  command_out() << "; " << describe_workload(c) << '\n';
+  command_out() << "host: " << r.cpu << " (" << r.cpus << " CPUs)";
   if (r.device_ordinal)
-    std::cout << "; device " << *r.device_ordinal << ": " << r.device_name << " ("
-              << format_bytes(r.device_memory) << ")";
-  std::cout << '\n';
-  std::cout << "pool bins: " << c.pool.leading_bits_in_bin_id << " bits after the leading one"
-            << ", small block " << format_bytes(c.pool.small_block_bytes)
-            << "; requests rounded up by " << fixed(r.rounding.overhead_pct, 2)
-            << "% in total, at most " << fixed(r.rounding.max_overhead_pct, 2)
-            << "% above the small block (bound "
-            << fixed(100.0 / std::ldexp(1.0, static_cast<int>(c.pool.leading_bits_in_bin_id)), 2)
-            << "%); " << r.rounding.small_requests << " of " << r.rounding.requests
-            << " requests in the small bin\n\n";
+    command_out() << "; device " << *r.device_ordinal << ": " << r.device_name << " ("
+                  << format_bytes(r.device_memory) << ")";
+  command_out() << '\n';
+  command_out() << "pool bins: " << c.pool.leading_bits_in_bin_id << " bits after the leading one"
+                << ", small block " << format_bytes(c.pool.small_block_bytes)
+                << "; requests rounded up by " << fixed(r.rounding.overhead_pct, 2)
+                << "% in total, at most " << fixed(r.rounding.max_overhead_pct, 2)
+                << "% above the small block (bound "
+                << fixed(100.0 / std::ldexp(1.0, static_cast<int>(c.pool.leading_bits_in_bin_id)),
+                         2)
+                << "%); " << r.rounding.small_requests << " of " << r.rounding.requests
+                << " requests in the small bin\n\n";
 
   const std::vector<std::string> header = {"allocator", "median",         "p99",
                                            "mean",      "pairs/s",        "speedup",
@@ -91,24 +92,24 @@ void print_bench_pool_text(const bench::Result& r) {
   auto print_row = [&](const std::vector<std::string>& row) {
     for (std::size_t i = 0; i < row.size(); ++i) {
       if (i == 0)
-        std::cout << pad(row[i], width[i]);
+        command_out() << pad(row[i], width[i]);
       else
-        std::cout << "  " << std::string(width[i] - row[i].size(), ' ') << row[i];
+        command_out() << "  " << std::string(width[i] - row[i].size(), ' ') << row[i];
     }
-    std::cout << '\n';
+    command_out() << '\n';
   };
   print_row(header);
   for (const auto& row : rows) print_row(row);
   for (const auto& a : r.allocators) {
     if (!a.final_statistics) continue;
     const PoolStatistics& s = *a.final_statistics;
-    std::cout << "\npool after the run: " << describe(s) << "; allocator called "
-              << s.allocator_allocations << " times, " << s.allocator_frees
-              << " blocks given back, " << s.oom_retries << " out-of-memory retries\n";
+    command_out() << "\npool after the run: " << describe(s) << "; allocator called "
+                  << s.allocator_allocations << " times, " << s.allocator_frees
+                  << " blocks given back, " << s.oom_retries << " out-of-memory retries\n";
   }
-  std::cout << "(per alloc+free pair, host-side; " << r.allocators.front().samples << " samples of "
-            << r.allocators.front().batch_pairs << " pairs for " << r.allocators.front().label
-            << ")\n";
+  command_out() << "(per alloc+free pair, host-side; " << r.allocators.front().samples
+                << " samples of " << r.allocators.front().batch_pairs << " pairs for "
+                << r.allocators.front().label << ")\n";
 }
 
 }  // namespace cudatool::app

@@ -140,7 +140,7 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
           report = check::run_check(o);
         } catch (const std::exception& e) {
           if (format == "prometheus")
-            std::cout << check_prometheus(nullptr, {to_int(exit_status_for(e)), started});
+            command_out() << check_prometheus(nullptr, {to_int(exit_status_for(e)), started});
           throw;
         }
         const check::Verdict verdict = report->verdict();
@@ -149,9 +149,9 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
         if (format == "json")
           print_json(check_json(*report, to_int(status)), kCheckSchemaVersion);
         else if (format == "prometheus")
-          std::cout << check_prometheus(&*report, {to_int(status), started});
+          command_out() << check_prometheus(&*report, {to_int(status), started});
         else
-          std::cout << check_text(*report);
+          command_out() << check_text(*report);
         return status;
       }};
 }

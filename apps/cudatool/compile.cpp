@@ -51,6 +51,10 @@ ExitStatus run_compile(CompileFlags& f, const GlobalOptions& global) {
     return ExitStatus::success;
   }
   check_compile_flags(flags);
+  if (flags.output && *flags.output == "-" && global.json)
+    throw UsageError(
+        "-o -: the image goes to standard output, where --json prints the "
+        "document; give -o a file");
   std::optional<ProjectFlags> project;
   if (flags.build_dir) project = project_flags(*flags.build_dir, flags.file, "-p");
   const ProjectFlags* entry = project ? &*project : nullptr;
@@ -71,13 +75,20 @@ ExitStatus run_compile(CompileFlags& f, const GlobalOptions& global) {
   }
   for (const auto& w : cache.warnings()) print_message("warning: " + w);
   if (base.keep_dir) print_message("kept intermediate files in " + base.keep_dir->string());
+  // `-o -`: the image is the output (for a pipe), in place of the report.
+  if (flags.output && *flags.output == "-") {
+    const std::string& image = targets.front().result.image;
+    command_out().write(image.data(), static_cast<std::streamsize>(image.size()));
+    return ExitStatus::success;
+  }
   if (flags.output) cudatool::write_atomically(*flags.output, targets.front().result.image);
 
   print_targets(targets, flags, cache, global);
   std::size_t differences = 0;
   for (const auto& t : targets) differences += t.differences.size();
   if (differences > 0) {
-    std::cerr << "cudatool: " << differences << " difference(s) between the CUBIN and the driver\n";
+    command_err() << "cudatool: " << differences
+                  << " difference(s) between the CUBIN and the driver\n";
     return ExitStatus::mismatch;
   }
   return ExitStatus::success;

@@ -76,54 +76,55 @@ nlohmann::json target_json(const CompileTarget& t, const CompileFlags& flags,
 void print_kernel_table(const CompileTarget& t, const CompileFlags& flags) {
   std::size_t width = 6;
   for (const auto& k : t.kernels) width = std::max(width, describe_kernel(k).size());
-  std::cout << pad("kernel", width) << "  num_regs  shared_size_bytes  local_size_bytes"
-            << "  const_size_bytes  max_threads_per_block";
-  if (flags.threads) std::cout << "  occupancy@" << *flags.threads;
-  std::cout << '\n';
+  command_out() << pad("kernel", width) << "  num_regs  shared_size_bytes  local_size_bytes"
+                << "  const_size_bytes  max_threads_per_block";
+  if (flags.threads) command_out() << "  occupancy@" << *flags.threads;
+  command_out() << '\n';
   auto column = [](long long v, std::size_t w) {
     std::string s = std::to_string(v);
     return std::string(w > s.size() ? w - s.size() : 0, ' ') + s;
   };
   for (std::size_t i = 0; i < t.kernels.size(); ++i) {
     const auto& k = t.kernels[i];
-    std::cout << pad(describe_kernel(k), width) << "  " << column(k.num_regs, 8) << "  "
-              << column(k.shared_size_bytes, 17) << "  " << column(k.local_size_bytes, 16) << "  "
-              << column(k.const_size_bytes, 16) << "  " << column(k.max_threads_per_block, 21);
+    command_out() << pad(describe_kernel(k), width) << "  " << column(k.num_regs, 8) << "  "
+                  << column(k.shared_size_bytes, 17) << "  " << column(k.local_size_bytes, 16)
+                  << "  " << column(k.const_size_bytes, 16) << "  "
+                  << column(k.max_threads_per_block, 21);
     if (flags.threads) {
       if (const auto& record = t.occupancy[i].record) {
-        std::cout << "  " << static_cast<int>(record->occupancy * 100 + 0.5) << "% ("
-                  << record->tb_per_mp << " blocks/SM, " << record->limited_by << ")";
+        command_out() << "  " << static_cast<int>(record->occupancy * 100 + 0.5) << "% ("
+                      << record->tb_per_mp << " blocks/SM, " << record->limited_by << ")";
       } else {
-        std::cout << "  - (" << t.occupancy[i].reason << ")";
+        command_out() << "  - (" << t.occupancy[i].reason << ")";
       }
     }
-    std::cout << '\n';
+    command_out() << '\n';
   }
 }
 
 void print_target_text(const CompileTarget& t, const CompileFlags& flags) {
   const CompileResult& result = t.result;
-  std::cout << t.request.source_name << " -> " << result.arch.str() << ' '
-            << to_string(result.output) << ", " << result.image.size() << " bytes";
-  if (flags.output) std::cout << " in " << *flags.output;
-  std::cout << " (" << result.compiler << ' ' << result.compiler_version << ", "
-            << (result.memo_hit ? "memo hit"
-                : result.cache_hit
-                    ? "cache hit"
-                    : "compiled in " +
-                          std::to_string(static_cast<int>(result.compile_seconds * 1000 + 0.5)) +
-                          " ms")
-            << ")\n";
-  std::cout << "engine: " << result.compiler << " (" << result.engine_reason << ")\n";
+  command_out() << t.request.source_name << " -> " << result.arch.str() << ' '
+                << to_string(result.output) << ", " << result.image.size() << " bytes";
+  if (flags.output) command_out() << " in " << *flags.output;
+  command_out() << " (" << result.compiler << ' ' << result.compiler_version << ", "
+                << (result.memo_hit    ? "memo hit"
+                    : result.cache_hit ? "cache hit"
+                                       : "compiled in " +
+                                             std::to_string(static_cast<int>(
+                                                 result.compile_seconds * 1000 + 0.5)) +
+                                             " ms")
+                << ")\n";
+  command_out() << "engine: " << result.compiler << " (" << result.engine_reason << ")\n";
   if (!t.kernels.empty()) print_kernel_table(t, flags);
   if (flags.load) {
     if (t.differences.empty()) {
-      std::cout << "loaded on device: all " << t.kernels.size()
-                << " kernels match the driver's attributes\n";
+      command_out() << "loaded on device: all " << t.kernels.size()
+                    << " kernels match the driver's attributes\n";
     }
     for (const auto& d : t.differences)
-      std::cout << "MISMATCH " << d.kernel << ' ' << d.attribute << ": cubin " << d.offline
-                << ", driver " << d.loaded << '\n';
+      command_out() << "MISMATCH " << d.kernel << ' ' << d.attribute << ": cubin " << d.offline
+                    << ", driver " << d.loaded << '\n';
   }
 }
 
@@ -137,14 +138,14 @@ int run_cache_command(const CompileFlags& flags, const GlobalOptions& global) {
     const auto removed = cache.clear();
     out["removed_entries"] = removed;
     if (!global.json)
-      std::cout << "removed " << removed << " entries from " << config.dir.string() << '\n';
+      command_out() << "removed " << removed << " entries from " << config.dir.string() << '\n';
   }
   if (flags.cache_trim) {
     const auto limit = parse_size(*flags.cache_trim, "--cache-trim");
     const auto removed = cache.trim(limit);
     out["trimmed_entries"] = removed;
     if (!global.json)
-      std::cout << "trimmed " << removed << " entries (limit " << limit << " bytes)\n";
+      command_out() << "trimmed " << removed << " entries (limit " << limit << " bytes)\n";
   }
   const CacheStats stats = cache.stats();
   out["cache"] = stats;
@@ -152,18 +153,18 @@ int run_cache_command(const CompileFlags& flags, const GlobalOptions& global) {
   if (global.json) {
     print_json(out, kCompileSchemaVersion);
   } else if (flags.cache_stats || (!flags.cache_clear && !flags.cache_trim)) {
-    std::cout << "cache " << stats.dir << ": " << stats.entries << " entries, " << stats.bytes
-              << " bytes (bound " << stats.max_bytes << " bytes)\n";
+    command_out() << "cache " << stats.dir << ": " << stats.entries << " entries, " << stats.bytes
+                  << " bytes (bound " << stats.max_bytes << " bytes)\n";
   }
   return 0;
 }
 
 void print_compile_failure(const CompileError& e, const CompileRequest& request) {
-  if (!e.log().empty()) std::cerr << e.log() << (e.log().back() == '\n' ? "" : "\n");
+  if (!e.log().empty()) command_err() << e.log() << (e.log().back() == '\n' ? "" : "\n");
   const Engine engine = e.compiler_version().rfind("nvcc", 0) == 0 ? Engine::nvcc : Engine::nvrtc;
   // A hint names a header from the source: escaped as every message is (render.hpp).
   for (const auto& cause : diagnose_failure(e.log(), request, engine))
-    std::cerr << printable(hint_text(cause), kMaxMessageLine) << '\n';
+    command_err() << printable(hint_text(cause), kMaxMessageLine) << '\n';
   if (request.keep_dir) print_message("kept intermediate files in " + request.keep_dir->string());
 }
 
@@ -171,7 +172,7 @@ void print_targets(const std::vector<CompileTarget>& targets, const CompileFlags
                    const CompileCache& cache, const GlobalOptions& global) {
   if (!global.json) {
     for (std::size_t i = 0; i < targets.size(); ++i) {
-      if (i > 0) std::cout << '\n';
+      if (i > 0) command_out() << '\n';
       print_target_text(targets[i], flags);
     }
   } else if (targets.size() == 1) {

@@ -42,6 +42,7 @@ std::string read_source(const std::string& file) {
 }
 
 void check_output_path(const std::string& output) {
+  if (output == "-") return;  // standard output
   const fs::path path(output);
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::error_code ec;
@@ -59,6 +60,10 @@ void append(std::vector<std::string>& to, const std::vector<std::string>& values
 void check_compile_flags(const CompileFlags& flags) {
   if (flags.file.empty()) throw UsageError("no source given: FILE, or - for stdin");
   if (flags.output) check_output_path(*flags.output);
+  if (flags.output && *flags.output == "-" && flags.load)
+    throw UsageError(
+        "-o -: the image goes to standard output, where --load prints its "
+        "report; give -o a file");
   if (flags.compiler == "nvrtc" && !flags.xnvcc.empty())
     throw UsageError("-Xnvcc " + flags.xnvcc.front() +
                      ": an nvcc option, but --compiler nvrtc runs NVRTC");

@@ -39,7 +39,7 @@ CompileTarget compile_target(const CompileRequest& base, const Arch& arch, bool 
     throw;
   }
   if (!t.result.log.empty() && !json)
-    std::cerr << t.result.log << (t.result.log.back() == '\n' ? "" : "\n");
+    command_err() << t.result.log << (t.result.log.back() == '\n' ? "" : "\n");
   if (t.result.output == OutputKind::cubin) {
     CubinInfo info = read_cubin(std::span(
         reinterpret_cast<const std::uint8_t*>(t.result.image.data()), t.result.image.size()));

@@ -41,7 +41,7 @@ Command add_completion(CLI::App& root, GlobalOptions& global) {
             if (global.json)
               print_json({{"shell", *shell}, {"script", script}});
             else
-              std::cout << script;
+              command_out() << script;
             return ExitStatus::success;
           }};
 }

@@ -27,37 +27,40 @@ struct DevicesOptions {
 };
 
 void render_text(const DeviceListing& listing) {
+  // Text from the driver and NVML (names, bus ids, the version) is shown as on a terminal:
+  // an escape or a newline in it is escaped, never written (render.hpp's printable).
+  const auto shown = [](const std::string& text) { return printable(text, kMaxMessageLine); };
   // Columns as wide as their widest entry.
   std::vector<std::string> memory;
   std::size_t name_width = 0, memory_width = 0;
   for (const auto& d : listing.devices) {
     memory.push_back(format_bytes(d.total_memory));
     if (d.memory_usage) memory.back() += " (" + format_bytes(d.memory_usage->free) + " free)";
-    name_width = std::max(name_width, d.name.size());
+    name_width = std::max(name_width, shown(d.name).size());
     memory_width = std::max(memory_width, memory.back().size());
   }
   for (std::size_t i = 0; i < listing.devices.size(); ++i) {
     const DeviceInfo& d = listing.devices[i];
-    std::cout << d.ordinal << "  " << pad(d.name, name_width) << "  " << d.compute_capability.sm()
-              << "  " << pad(memory[i], memory_width) << "  " << d.multiprocessor_count << " SMs  "
-              << d.pci_bus_id << '\n';
+    command_out() << d.ordinal << "  " << pad(shown(d.name), name_width) << "  "
+                  << d.compute_capability.sm() << "  " << pad(memory[i], memory_width) << "  "
+                  << d.multiprocessor_count << " SMs  " << shown(d.pci_bus_id) << '\n';
   }
   if (!listing.peer_access.empty()) {
-    std::cout << "peer access:";
+    command_out() << "peer access:";
     for (std::size_t i = 0; i < listing.peer_access.size(); ++i) {
-      std::cout << (i ? "," : "") << ' ' << i << "->";
+      command_out() << (i ? "," : "") << ' ' << i << "->";
       std::string peers;
       for (std::size_t j = 0; j < listing.peer_access[i].size(); ++j)
         if (listing.peer_access[i][j]) peers += (peers.empty() ? "" : "+") + std::to_string(j);
-      std::cout << (peers.empty() ? "none" : peers);
+      command_out() << (peers.empty() ? "none" : peers);
     }
-    std::cout << '\n';
+    command_out() << '\n';
   }
   // The driver's own version where NVML or /proc tells it, and the CUDA version it supports.
-  std::cout << "driver: "
-            << (listing.driver_version ? *listing.driver_version + " (CUDA " : "CUDA ")
-            << driver::format_cuda_version(listing.cuda_version)
-            << (listing.driver_version ? ")" : "") << '\n';
+  command_out() << "driver: "
+                << (listing.driver_version ? shown(*listing.driver_version) + " (CUDA " : "CUDA ")
+                << driver::format_cuda_version(listing.cuda_version)
+                << (listing.driver_version ? ")" : "") << '\n';
 }
 
 // One CSV line per device (add_table_format_option), values unformatted: bytes, the

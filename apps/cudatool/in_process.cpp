@@ -3,28 +3,29 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <mutex>
+#include <ostream>
 #include <sstream>
 
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
+#include "render.hpp"
 
 namespace cudatool::app {
 namespace {
 
-// Points a standard stream at a string for its lifetime.
-class Redirect {
+// Points the commands' streams (render.hpp) at the caller's for its lifetime. std::cout and
+// std::cerr are never touched: another thread of the host may write to them meanwhile.
+class UseStreams {
  public:
-  Redirect(std::ostream& stream, std::streambuf* to) : stream_(stream), saved_(stream.rdbuf(to)) {}
-  Redirect(const Redirect&) = delete;
-  Redirect& operator=(const Redirect&) = delete;
-  ~Redirect() {
-    stream_.rdbuf(saved_);
-    stream_.clear();
+  UseStreams(std::ostream& out, std::ostream& err) : saved_(command_streams) {
+    command_streams = {&out, &err};
   }
+  UseStreams(const UseStreams&) = delete;
+  UseStreams& operator=(const UseStreams&) = delete;
+  ~UseStreams() { command_streams = saved_; }
 
  private:
-  std::ostream& stream_;
-  std::streambuf* saved_;
+  CommandStreams saved_;
 };
 
 }  // namespace
@@ -46,10 +47,10 @@ InProcessRun run_in_process(const std::vector<std::string>& command_line,
   pointers.push_back(nullptr);
 
   std::ostringstream out, err;
+  std::ostream to_out(out_buffer ? out_buffer : out.rdbuf());
   InProcessRun result;
   {
-    const Redirect to_out(std::cout, out_buffer ? out_buffer : out.rdbuf());
-    const Redirect to_err(std::cerr, err.rdbuf());
+    const UseStreams streams(to_out, err);
     try {
       app.parse(static_cast<int>(arguments.size()), pointers.data());
     } catch (const CLI::ParseError& e) {

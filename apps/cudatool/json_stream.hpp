@@ -219,7 +219,7 @@ inline void print_json_streamed(std::vector<StreamedMember> members) {
       std::lower_bound(members.begin(), members.end(), std::string("schema_version"),
                        [](const StreamedMember& m, const std::string& key) { return m.key < key; });
   members.insert(at, {"schema_version", [version](std::ostream& out) { out << version; }});
-  std::ostream& out = std::cout;
+  std::ostream& out = command_out();
   out << '{';
   for (std::size_t i = 0; i < members.size(); ++i) {
     std::string key;

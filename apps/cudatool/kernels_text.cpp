@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -64,6 +65,9 @@ class KernelTables {
         });
   }
 
+  // The widest the name column gets; a longer name has a line of its own.
+  static constexpr std::size_t kMaxNameColumn = 64;
+
   void print_group(const GroupKey& key, const std::vector<std::size_t>& list, bool first) const {
     const auto& [file, arch, relocatable] = key;
     std::size_t images = 0;
@@ -71,19 +75,20 @@ class KernelTables {
       if (image.file == file && image.arch == arch && image.relocatable == relocatable &&
           image.kind == ImageKind::elf && !image.skipped)
         ++images;
-    if (!first) std::cout << '\n';
-    std::cout << for_terminal(result_.files[file].path) << "  " << arch_text(arch)
-              << (relocatable ? " relocatable" : "") << "  (" << list.size()
-              << (list.size() == 1 ? " kernel" : " kernels") << ", " << images
-              << (images == 1 ? " image" : " images") << ")\n";
+    if (!first) command_out() << '\n';
+    command_out() << for_terminal(result_.files[file].path) << "  " << arch_text(arch)
+                  << (relocatable ? " relocatable" : "") << "  (" << list.size()
+                  << (list.size() == 1 ? " kernel" : " kernels") << ", " << images
+                  << (images == 1 ? " image" : " images") << ")\n";
     if (relocatable)
-      std::cout << "(relocatable -dc code: registers, stack and shared memory are final only "
-                   "after the device link; the driver does not load it as it is)\n";
+      command_out() << "(relocatable -dc code: registers, stack and shared memory are final only "
+                       "after the device link; the driver does not load it as it is)\n";
     std::size_t width = 6;
     for (std::size_t i : list) width = std::max(width, names_[i].size());
-    std::cout << pad("kernel", width) << "  regs  shared  local  const  threads  bar";
-    if (request_.threads) std::cout << "  blocks/SM  occupancy  limited by";
-    std::cout << '\n';
+    width = std::min(width, kMaxNameColumn);
+    command_out() << pad("kernel", width) << "  regs  shared  local  const  threads  bar";
+    if (request_.threads) command_out() << "  blocks/SM  occupancy  limited by";
+    command_out() << '\n';
     std::vector<std::string> blocks((list.size() + kBlock - 1) / kBlock);
     parallel_for_blocks(list.size(), kBlock, request_.jobs,
                         [&](std::size_t b, std::size_t begin, std::size_t end) {
@@ -91,7 +96,7 @@ class KernelTables {
                             row_text(list[n], width, blocks[b]);
                         });
     for (std::string& block : blocks) {
-      std::cout.write(block.data(), static_cast<std::streamsize>(block.size()));
+      command_out().write(block.data(), static_cast<std::streamsize>(block.size()));
       std::string().swap(block);
     }
   }
@@ -100,7 +105,15 @@ class KernelTables {
   void row_text(std::size_t i, std::size_t width, std::string& out) const {
     const ScannedKernel& k = result_.kernels[i];
     const KernelResources& r = k.resources;
-    out += pad(names_[i], width);
+    if (names_[i].size() > width) {
+      // Whole on a line of its own, the numbers below it: one long name (warp.so has names
+      // of 4,000 characters) does not widen every row of the table.
+      out += names_[i];
+      out += '\n';
+      out.append(width, ' ');
+    } else {
+      out += pad(names_[i], width);
+    }
     // Each column keeps at least one space before it, however wide its number.
     out += column(std::to_string(r.num_regs), 6);
     out += column(std::to_string(r.shared_size_bytes), 8);
@@ -137,20 +150,22 @@ void print_other_entries(const ScanResult& result, bool after_tables) {
   const char* gap = after_tables ? "\n" : "";
   for (const auto& image : result.images) {
     if (image.kind == ImageKind::elf || image.skipped) continue;
-    std::cout << gap << for_terminal(result.files[image.file].path);
-    if (!image.member.empty()) std::cout << "(" << for_terminal(image.member) << ")";
-    if (image.kind == ImageKind::ptx)
-      std::cout << "  " << arch_text(image.arch) << "  PTX only (no machine code to measure)\n";
+    command_out() << gap << for_terminal(result.files[image.file].path);
+    if (!image.member.empty()) command_out() << "(" << for_terminal(image.member) << ")";
+    if (image.kind == ImageKind::ptx || image.kind == ImageKind::lto_ir)
+      command_out() << "  " << arch_text(image.arch)
+                    << (image.kind == ImageKind::ptx ? "  PTX" : "  LTO-IR")
+                    << " only (no machine code to measure)\n";
     else
-      std::cout << "  entry at offset " << image.offset << " of unknown kind: skipped\n";
+      command_out() << "  entry at offset " << image.offset << " of unknown kind: skipped\n";
   }
   for (const auto& f : result.files)
     if (f.relocatable_leftovers_skipped > 0)
-      std::cout << gap << for_terminal(f.path) << "  " << f.relocatable_leftovers_skipped
-                << " relocatable leftover image"
-                << (f.relocatable_leftovers_skipped == 1 ? "" : "s")
-                << " in __nv_relfatbin not listed (the driver never loads them; "
-                   "--relocatable lists them)\n";
+      command_out() << gap << for_terminal(f.path) << "  " << f.relocatable_leftovers_skipped
+                    << " relocatable leftover image"
+                    << (f.relocatable_leftovers_skipped == 1 ? "" : "s")
+                    << " in __nv_relfatbin not listed (the driver never loads them; "
+                       "--relocatable lists them)\n";
 }
 
 }  // namespace
@@ -170,11 +185,23 @@ void print_kernels_text(const ScanResult& result, const KernelRows& rows,
   for (std::size_t g = 0; g < groups.size(); ++g)
     tables.print_group(groups[g], members[groups[g]], g == 0);
   print_other_entries(result, !groups.empty());
-  if (rows.shown.empty() && any_cuda)
-    std::cout << (request.pattern             ? "no kernel matches --kernel"
-                  : request.scan.arch.empty() ? "no kernels"
-                                              : "no kernels for --arch")
-              << '\n';
+  if (rows.shown.empty() && any_cuda) {
+    if (request.pattern) {
+      command_out() << "no kernel matches --kernel\n";
+    } else if (request.scan.arch.empty()) {
+      command_out() << "no kernels\n";
+    } else {
+      // The value asked for, and what the files hold instead.
+      std::string asked, held;
+      std::set<std::string> seen;
+      for (const Arch& a : request.scan.arch) asked += (asked.empty() ? "" : ",") + a.str();
+      for (const auto& image : result.images)
+        if (image.arch && seen.insert(image.arch->str()).second)
+          held += (held.empty() ? "" : ", ") + image.arch->str();
+      command_out() << "no kernels for --arch " << asked << " (the files hold "
+                    << (held.empty() ? "no architecture" : held) << ")\n";
+    }
+  }
 }
 
 }  // namespace cudatool::app

@@ -41,16 +41,18 @@ std::string suggestion_text(const BlockSizeSuggestion& s, const DeviceProperties
 void print_block_size_sweep(const DeviceData& devdata, const std::string& where,
                             const OccupancySweep& sweep, const BlockSizeSuggestion& suggestion) {
   const auto& first = sweep.records.front();
-  std::cout << device_text(devdata, where) << '\n'
-            << "Block-size sweep: "
-            << block_text(0, first.registers, first.shared_mem, first.block_barriers, 32) << "\n\n";
-  std::cout << "threads  blocks/SM  warps/SM  occupancy  limited by\n";
+  command_out() << device_text(devdata, where) << '\n'
+                << "Block-size sweep: "
+                << block_text(0, first.registers, first.shared_mem, first.block_barriers, 32)
+                << "\n\n";
+  command_out() << "threads  blocks/SM  warps/SM  occupancy  limited by\n";
   for (const auto& r : sweep.records)
-    std::cout << right(std::to_string(r.threads), 7) << "  "
-              << right(std::to_string(r.tb_per_mp), 9) << "  "
-              << right(std::to_string(r.warps_per_mp), 8) << "  " << right(percent(r.occupancy), 9)
-              << "  " << pad(std::string(r.limited_by), 10) << "  " << bar(r.occupancy) << '\n';
-  std::cout << '\n' << suggestion_text(suggestion, devdata.properties()) << '\n';
+    command_out() << right(std::to_string(r.threads), 7) << "  "
+                  << right(std::to_string(r.tb_per_mp), 9) << "  "
+                  << right(std::to_string(r.warps_per_mp), 8) << "  "
+                  << right(percent(r.occupancy), 9) << "  " << pad(std::string(r.limited_by), 10)
+                  << "  " << bar(r.occupancy) << '\n';
+  command_out() << '\n' << suggestion_text(suggestion, devdata.properties()) << '\n';
 }
 
 void print_steps(const DeviceData& devdata, const std::string& where, const OccupancySweep& sweep,
@@ -59,29 +61,29 @@ void print_steps(const DeviceData& devdata, const std::string& where, const Occu
                  const std::optional<OccupancyRecord>& current_record) {
   const auto& first = sweep.records.front();
   const bool regs = sweep.parameter == "registers";
-  std::cout << device_text(devdata, where) << '\n'
-            << (regs ? "Register sweep: " : "Shared-memory sweep: ") << first.threads
-            << " threads per block, "
-            << (regs ? format_bytes(first.shared_mem) + " shared memory"
-                     : std::to_string(first.registers) + " registers per thread")
-            << "\n\n";
+  command_out() << device_text(devdata, where) << '\n'
+                << (regs ? "Register sweep: " : "Shared-memory sweep: ") << first.threads
+                << " threads per block, "
+                << (regs ? format_bytes(first.shared_mem) + " shared memory"
+                         : std::to_string(first.registers) + " registers per thread")
+                << "\n\n";
   const std::string heading = regs ? "registers" : "shared memory (B)";
   const std::size_t width = regs ? 9 : 17;
-  std::cout << pad(heading, width) << "  blocks/SM  warps/SM  occupancy  limited by\n";
+  command_out() << pad(heading, width) << "  blocks/SM  warps/SM  occupancy  limited by\n";
   for (const auto& step : sweep_steps(sweep)) {
     const std::string range = step.first == step.last
                                   ? std::to_string(step.first)
                                   : std::to_string(step.first) + "-" + std::to_string(step.last);
-    std::cout << pad(range, width) << "  " << right(std::to_string(step.tb_per_mp), 9) << "  "
-              << right(std::to_string(step.warps_per_mp), 8) << "  "
-              << right(percent(step.occupancy), 9) << "  " << pad(std::string(step.limited_by), 10)
-              << "  " << bar(step.occupancy);
+    command_out() << pad(range, width) << "  " << right(std::to_string(step.tb_per_mp), 9) << "  "
+                  << right(std::to_string(step.warps_per_mp), 8) << "  "
+                  << right(percent(step.occupancy), 9) << "  "
+                  << pad(std::string(step.limited_by), 10) << "  " << bar(step.occupancy);
     if (current && *current >= step.first && *current <= step.last)
-      std::cout << "  <- " << (regs ? "--regs " : "--smem ") << *current;
-    std::cout << '\n';
+      command_out() << "  <- " << (regs ? "--regs " : "--smem ") << *current;
+    command_out() << '\n';
   }
   if (improvement && current_record)
-    std::cout << '\n' << improvement_text(*improvement, *current_record) << '\n';
+    command_out() << '\n' << improvement_text(*improvement, *current_record) << '\n';
 }
 
 }  // namespace cudatool::app

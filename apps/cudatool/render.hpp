@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,6 +15,23 @@
 #include "cudatool/binary/image_format.hpp"
 
 namespace cudatool::app {
+
+// Where the running command writes its output and its messages: std::cout and std::cerr
+// in the executable, the caller's streams in process (in_process.hpp). Commands write here,
+// never to std::cout or std::cerr themselves, so that running one in process swaps no
+// process-wide stream: a host's other threads that write to std::cout (a C++ library
+// loaded with ctypes) write to the real one, and the caller's buffer is the command's alone.
+struct CommandStreams {
+  std::ostream* out = &std::cout;
+  std::ostream* err = &std::cerr;
+};
+inline CommandStreams command_streams;
+inline std::ostream& command_out() {
+  return *command_streams.out;
+}
+inline std::ostream& command_err() {
+  return *command_streams.err;
+}
 
 // The version of a --json document (cudatool(1), JSON OUTPUT): each document's moves when
 // one of its keys is removed or renamed or changes type or meaning; adding a key does not
@@ -31,7 +49,7 @@ inline void print_json(nlohmann::json j, int schema_version = kJsonSchemaVersion
   // Strings from outside (paths, arguments, logs, file contents) may hold bytes that are
   // not UTF-8: each such byte is written as U+FFFD, the replacement character (nlohmann's
   // error_handler_t::replace), never an abort.
-  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+  command_out() << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
 }
 
 // The longest message line, in bytes of the text before escaping.
@@ -42,7 +60,7 @@ inline constexpr std::size_t kMaxMessageLine = 2000;
 // made printable by the one escaping function (base/text.hpp: control, invisible and
 // bidirectional characters escaped) and the message stays one line.
 inline void print_message(std::string_view text) {
-  std::cerr << "cudatool: " << printable(text, kMaxMessageLine) << '\n';
+  command_err() << "cudatool: " << printable(text, kMaxMessageLine) << '\n';
 }
 
 // An error message as one printable line: newlines become blanks, other control characters
@@ -104,9 +122,18 @@ inline std::string pad(const std::string& text, std::size_t width) {
 
 // One CSV field (RFC 4180): text from outside made printable as on a terminal (control,
 // invisible and reordering characters escaped, base/text.hpp; never cut), then quoted where
-// it holds a comma, a quote or a space at either end, with quotes doubled.
+// it holds a comma, a quote or a space at either end, with quotes doubled. Text that a
+// spreadsheet would evaluate as a formula (starting with = + - @, a kernel named "=2+5")
+// and is not a number gets a leading apostrophe (OWASP's CSV-injection rule): spreadsheets
+// show it as text; the one change made to a value (cudatool(1)).
 inline std::string csv_field(std::string_view text) {
   std::string field = printable(text, text.size());
+  if (!field.empty() && std::string_view("=+-@").find(field.front()) != std::string_view::npos) {
+    char* end = nullptr;
+    const std::string copy(field);
+    (void)std::strtod(copy.c_str(), &end);
+    if (end != copy.c_str() + copy.size() || copy.size() == 1) field.insert(0, 1, '\'');
+  }
   const bool quote = field.find_first_of(",\"") != std::string::npos ||
                      (!field.empty() && (field.front() == ' ' || field.back() == ' '));
   if (!quote) return field;
@@ -126,7 +153,7 @@ inline void print_csv_row(const std::vector<std::string>& fields) {
     line += csv_field(fields[i]);
   }
   line += '\n';
-  std::cout << line;
+  command_out() << line;
 }
 
 }  // namespace cudatool::app

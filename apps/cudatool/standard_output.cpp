@@ -89,13 +89,12 @@ void use_standard_output() {
 int finish(int status) {
   std::cout.flush();
   if (std::cout.good()) return status;
+  // Said whatever the status: a command that failed too (a missing file among others, a
+  // failed check) also lost what it printed, and its own line does not say so.
   const int error = standard_output().error();
-  if (status == 0) {
-    std::cerr << "cudatool: cannot write standard output"
-              << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
-    status = to_int(ExitStatus::failure);
-  }
-  return status;
+  std::cerr << "cudatool: cannot write standard output"
+            << (error != 0 ? std::string(": ") + std::strerror(error) : std::string()) << '\n';
+  return status == 0 ? to_int(ExitStatus::failure) : status;
 }
 
 }  // namespace cudatool::app

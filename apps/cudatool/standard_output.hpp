@@ -16,8 +16,8 @@ void use_standard_output();
 
 // Standard output, flushed and checked: everything a command printed must have been
 // written. A failure (a full disk, a closed or read-only stdout) is one line on stderr with
-// the first failed write's reason and exit 1, unless the command failed already (its own
-// status and line stand).
+// the first failed write's reason, and exit 1 unless the command failed already (its own
+// status stands, and its own line comes first).
 int finish(int status);
 
 }  // namespace cudatool::app

@@ -105,8 +105,17 @@ def _lines(err: str) -> list[str]:
     return [line[len(_PREFIX):] if line.startswith(_PREFIX) else line for line in err.splitlines()]
 
 
-def _run(arguments: list[str]) -> tuple[int, bytes, list[str]]:
-    status, out, err = _cudatool.run_command([str(a) for a in arguments])
+def _argument(value) -> str:
+    # A path given as bytes is a file name, not "b'...'"; a NUL would cut the argument short
+    # in C (the command would read another file), so it is refused as os functions refuse it.
+    text = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
+    if "\0" in text:
+        raise ValueError(f"embedded null byte in {text!r}")
+    return text
+
+
+def _run(arguments: list) -> tuple[int, bytes, list[str]]:
+    status, out, err = _cudatool.run_command([_argument(a) for a in arguments])
     return status, out, _lines(err)
 
 
@@ -148,6 +157,9 @@ def sweep_block_sizes(
     """Occupancy at every block size (every multiple of the warp size, or ``block_sizes``),
     with the block size ``cudaOccupancyMaxPotentialBlockSize`` would choose
     (``suggestion``): ``cudatool occupancy --sweep [LIST] --json``."""
+    if isinstance(block_sizes, (str, bytes)):
+        # Iterated, "64" would be the block sizes 6 and 4.
+        raise TypeError("block_sizes must be a sequence of integers, not a string")
     sweep = ["--sweep"] + ([",".join(str(int(b)) for b in block_sizes)] if block_sizes else [])
     return Occupancy(
         _document(
@@ -261,7 +273,7 @@ def kernels(
         arguments.append("--relocatable")
     if jobs is not None:
         arguments += ["--jobs", str(int(jobs))]
-    arguments += ["--", *(os.fspath(p) for p in paths)]
+    arguments += ["--", *paths]
     status, out, err = _run(arguments)
     if status == 2:
         raise UsageError("; ".join(err) if err else "no CUDA code in the files")
@@ -341,7 +353,9 @@ def compile(  # noqa: A001 - the command's name
     """Compiles CUDA C++ (NVRTC or nvcc, chosen for the file; cached) and returns each
     kernel's resources, and with ``threads`` its occupancy: ``cudatool compile --json``.
     ``source_or_path`` is a path to an existing file, or the source text itself (then
-    written to a temporary ``name`` for the compiler). ``options`` are further flags of
+    written for the compiler to ``name`` in a private folder named after the text, kept in
+    the temporary directory, so that the same text is the same file and a cache hit).
+    ``options`` are further flags of
     ``cudatool compile`` (``["-DN=4", "--std", "c++17", "--maxrregcount", "64"]``).
     Raises CompileError (``log``) where the code does not compile."""
     arguments = ["compile", "--json"]
@@ -353,13 +367,46 @@ def compile(  # noqa: A001 - the command's name
     text = os.fspath(source_or_path) if isinstance(source_or_path, os.PathLike) else source_or_path
     if isinstance(source_or_path, os.PathLike) or ("\n" not in text and os.path.isfile(text)):
         return _compiled(arguments + ["--", text])
+    return _compiled(arguments + ["--", _source_file(text, os.path.basename(name))])
+
+
+def _source_file(text: str, name: str) -> str:
+    """`text` in a file whose path depends only on the text and the name: the compile cache's
+    key names the source's path, so a new temporary path for each call made every call a
+    miss and a new entry. The folder is the user's own (mode 0700, checked: a folder another
+    user made or a link is not used), each file written whole and renamed into place."""
+    import hashlib
+    import stat
     import tempfile
 
-    with tempfile.TemporaryDirectory(prefix="cudatool-") as directory:
-        path = os.path.join(directory, os.path.basename(name))
-        with open(path, "w", encoding="utf-8") as file:
+    root = os.path.join(tempfile.gettempdir(), f"cudatool-sources-{os.getuid()}")
+    try:
+        os.mkdir(root, 0o700)
+    except FileExistsError:
+        pass
+    info = os.lstat(root)
+    if (not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid()
+            or info.st_mode & 0o077):
+        raise Error(f"{root}: not a private folder of this user; remove it")
+    digest = hashlib.sha256(name.encode() + b"\0" + text.encode("utf-8", "surrogatepass"))
+    folder = os.path.join(root, digest.hexdigest()[:32])
+    os.makedirs(folder, 0o700, exist_ok=True)
+    path = os.path.join(folder, name)
+    try:
+        with open(path, encoding="utf-8", newline="") as file:
+            if file.read() == text:
+                return path
+    except (OSError, UnicodeError):
+        pass
+    fd, temporary = tempfile.mkstemp(dir=folder, prefix=".partial-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as file:
             file.write(text)
-        return _compiled(arguments + ["--", path])
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    return path
 
 
 def _compiled(arguments: list[str]) -> Compiled:

@@ -93,7 +93,7 @@ nb::object known(const PyDeviceData& d, const char* column, long long value) {
   return nb::int_(value);
 }
 
-// std::cout's buffer while a command runs in process: the bytes object Python gets, written
+// The output buffer of a command run in process: the bytes object Python gets, written
 // in place and grown geometrically (realloc, which moves a large block by remapping it, not
 // by copying). The document of `kernels --json` on libcublasLt (47 MB) was written into an
 // ostringstream, then copied into bytes: about 150 MB touched against the CLI's none (its
@@ -111,7 +111,8 @@ class BytesOutput : public std::streambuf {
   ~BytesOutput() override { Py_XDECREF(bytes_); }  // with the GIL held
 
   // What was written, as bytes of its exact size; the GIL held. Throws MemoryError where the
-  // output could not grow (std::cout went bad then, and the document is incomplete).
+  // output could not grow (the command's output stream went bad then, and the document is
+  // incomplete).
   nb::bytes take() {
     const auto written = static_cast<std::size_t>(pptr() - pbase());
     if (!failed_) resize(written);

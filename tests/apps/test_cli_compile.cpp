@@ -133,6 +133,24 @@ TEST_F(CliCompile, WritesTheOutputAtomically) {
   EXPECT_NE(read_file(ptx.string()).find(".entry saxpy"), std::string::npos);
 }
 
+// Issue 39 (also seen): `-o -` wrote a file named "-", and -o /dev/stdout into a pipe failed
+// with "No such file or directory" (its last link, "pipe:[N]", names no path).
+TEST_F(CliCompile, OutputToStandardOutputReachesAPipe) {
+  auto o = options();
+  o.working_directory = dir_.string();
+  for (const char* to : {"-", "/dev/stdout"}) {
+    SCOPED_TRACE(to);
+    const auto r =
+        run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--ptx", "-o", to}, o);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(".entry saxpy"), std::string::npos) << r.out.substr(0, 500);
+    EXPECT_FALSE(fs::exists(dir_ / "-"));
+  }
+  const auto r =
+      run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "-o", "-", "--json"}, o);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
 TEST_F(CliCompile, BadInputGetsOneClearLineAndTheDocumentedExitCode) {
   const fs::path empty = write("empty.cu", "  \n");
   const fs::path bad = write("bad.cu", "__global__ void k(int* p) {\n  *p = nope;\n}\n");
@@ -272,6 +290,60 @@ TEST_F(CliCompile, TheCacheCanBeDisabled) {
                 .exit_code,
             0);
   EXPECT_TRUE(fs::exists(dir_ / "flagged" / "v2"));
+}
+
+// Issue 39, defect 15: a malformed setting of a cache that is off does not fail the compile;
+// with the cache on it still is a usage error.
+TEST_F(CliCompile, ASettingOfACacheThatIsOffIsNotRead) {
+  auto o = options();
+  o.env["CUDATOOL_CACHE_MAX_SIZE"] = "abc";
+  const auto off =
+      run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90", "--no-cache"}, o);
+  EXPECT_EQ(off.exit_code, 0) << off.err;
+  o.env["CUDATOOL_DISABLE_CACHE"] = "1";
+  const auto disabled = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90"}, o);
+  EXPECT_EQ(disabled.exit_code, 0) << disabled.err;
+  o.env["CUDATOOL_DISABLE_CACHE"] = std::nullopt;
+  const auto on = run_cudatool({"compile", corpus("saxpy.cu"), "--arch", "sm_90"}, o);
+  EXPECT_EQ(on.exit_code, 2);
+  EXPECT_NE(on.err.find("CUDATOOL_CACHE_MAX_SIZE"), std::string::npos) << on.err;
+}
+
+// Issue 39, defect 5: libnvrtc installs its own SIGINT and SIGTERM handlers while its front
+// end runs (they exit 4). A signal then must still end cudatool as the signal does: 128 + N
+// for the shell.
+TEST_F(CliCompile, ASignalWhileNvrtcsFrontEndRunsEndsTheRunAsTheSignalDoes) {
+  std::string text;
+  for (int i = 0; i < 40000; ++i)
+    text += "template <int N> __device__ int f" + std::to_string(i) + "(int x) { return x * N + " +
+            std::to_string(i) + "; }\n";
+  text += "__global__ void slow_front_end(int* p) { p[0] = f1<3>(p[1]); }\n";
+  const fs::path src = write("front_end.cu", text);
+  const fs::path tmp = dir_ / "tmp";
+  fs::create_directories(tmp);
+  for (const int sig : {SIGINT, SIGTERM}) {
+    SCOPED_TRACE(sig);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::setenv("TMPDIR", tmp.c_str(), 1);
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      ::execl(CUDATOOL_BINARY, CUDATOOL_BINARY, "compile", src.c_str(), "--arch", "sm_90",
+              "--compiler", "nvrtc", "--no-cache", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // The front end takes seconds on this file (6 s on 2 CPUs); NVRTC has its handlers in
+    // place from its first tenth of a second.
+    ::usleep(1500000);
+    ::kill(pid, sig);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    const int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+    EXPECT_EQ(code, 128 + sig) << "NVRTC's handler ran (it exits 4)";
+    EXPECT_TRUE(fs::is_empty(tmp)) << "a temporary file was left";
+  }
 }
 
 TEST_F(CliCompile, EightProcessesCompilingTheSameSourceAllSucceedAndLeaveOneEntry) {
@@ -532,7 +604,11 @@ TEST_F(CliCompile, TheEngineCanBeForcedAndConflictsAreRefused) {
   j = nlohmann::json::parse(r.out);
   for (const char* o : {"-G", "-lineinfo", "--use_fast_math", "--ptxas-options=-v"})
     EXPECT_NE(j["options"].dump().find(o), std::string::npos) << o;
-  EXPECT_NE(j["log"].get<std::string>().find("Used "), std::string::npos) << j["log"];
+  // Which NVRTC ran and where ptxas' report went, so that a failure on another host says
+  // why (issue 39: an empty log on a GPU host with CUDA 13.0).
+  EXPECT_NE(j["log"].get<std::string>().find("Used "), std::string::npos)
+      << "log " << j["log"] << "; engine " << j["engine"] << " " << j["compiler_version"]
+      << "; options " << j["options"] << "; stderr: " << r.err;
 }
 
 TEST_F(CliCompile, ErrorsSayWhatToDo) {

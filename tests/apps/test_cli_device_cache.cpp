@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "cudatool/base/test_hooks.hpp"
+#include "cudatool/device/device_cache.hpp"
 #include "process.hpp"
 
 using namespace cudatool::testing;
@@ -430,6 +431,29 @@ TEST_F(DeviceCache, TheEnvironmentHasAnEntryOfItsOwn) {
   }
   // cudatool's own device choice is not the driver's enumeration: no new entry.
   EXPECT_EQ(run({"attrs", "warp_size"}, {{"CUDA_DEVICE", "1"}}).path, "hit");
+}
+
+// Issue 39, defect 7: a process (the Python module) that changes CUDA_VISIBLE_DEVICES after
+// the driver started must not file the started driver's answers under the new setting: a
+// later process started with that setting would get the old enumeration from the cache.
+TEST_F(DeviceCache, NoEntryIsWrittenForAnEnvironmentTheDriverDidNotStartUnder) {
+  for (const auto& [name, value] : options().env) {
+    if (value)
+      ::setenv(name.c_str(), value->c_str(), 1);
+    else
+      ::unsetenv(name.c_str());
+  }
+  const auto first = cudatool::use_device_cache(false, "--fresh");
+  EXPECT_EQ(first.path, cudatool::DeviceCachePath::refreshed) << first.why;
+  ::setenv("CUDA_VISIBLE_DEVICES", "1", 1);
+  const auto second = cudatool::use_device_cache(false, "--fresh");
+  EXPECT_EQ(second.path, cudatool::DeviceCachePath::cuinit);
+  EXPECT_NE(second.why.find("another environment"), std::string::npos) << second.why;
+  ::unsetenv("CUDA_VISIBLE_DEVICES");
+  // A process started with the setting sees its own enumeration: one device.
+  const Run later = run({"devices", "--json"}, {{"CUDA_VISIBLE_DEVICES", "1"}});
+  ASSERT_EQ(later.result.exit_code, 0) << later.result.err;
+  EXPECT_EQ(nlohmann::json::parse(later.result.out)["devices"].size(), 1u) << later.result.out;
 }
 
 TEST_F(DeviceCache, AReplacedDriverLibraryIsACuInitRun) {

@@ -71,6 +71,21 @@ TEST(CliFakeDriver, DevicesListsEveryDevice) {
   EXPECT_NE(r.out.find("peer access: 0->1, 1->0"), std::string::npos) << r.out;
 }
 
+// Issue 39 (also seen): text from NVML reaches a terminal escaped, never as an escape
+// sequence or a line break of its own.
+TEST(CliFakeDriver, DevicesTextEscapesWhatNvmlSays) {
+  auto o = with_fake_driver();
+  o.env["CUDATOOL_NO_NVML"] = std::nullopt;
+  o.env["CUDATOOL_LIBNVML"] = std::string(CUDATOOL_FAKE_LIBNVML);
+  o.env["FAKE_NVML_DRIVER_VERSION"] = "580\x1b[2J\nforged line";
+  // --memory-usage asks NVML first for the driver's version.
+  const auto r = run_cudatool({"devices", "--memory-usage", "--fresh"}, o);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\nforged line"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("driver: 580"), std::string::npos) << r.out;
+}
+
 TEST(CliFakeDriver, DevicesJsonHasEveryField) {
   const auto r = run_cudatool({"devices", "--json"}, with_fake_driver());
   ASSERT_EQ(r.exit_code, 0) << r.err;

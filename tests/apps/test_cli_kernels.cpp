@@ -397,6 +397,10 @@ TEST(CliKernels, FiltersSortAndText) {
   EXPECT_TRUE(contains(r.out, "blocks/SM  occupancy  limited by")) << r.out;
   r = run_cudatool({"kernels", data("none.o"), "--arch", "sm_100"}, without_driver());
   EXPECT_TRUE(contains(r.out, "compute_100  PTX only")) << r.out;
+  // Issue 39 (also seen): nothing for --arch names the value and what the file holds.
+  r = run_cudatool({"kernels", data("none.o"), "--arch", "sm_89"}, without_driver());
+  EXPECT_TRUE(contains(r.out, "no kernels for --arch sm_89 (the files hold ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "sm_90")) << r.out;
 }
 
 // --json without --sort renders each image's kernels on the thread that read it; with

@@ -184,6 +184,23 @@ TEST(CliOutput, KernelsCsvQuotesNamesWithCommasAndCutsNothing) {
   EXPECT_TRUE(found) << r.out;
 }
 
+// Issue 39, defect 13: a cell a spreadsheet would evaluate (here a file named "=2+5.o")
+// gets a leading apostrophe; numbers, negative ones too, stay as they are.
+TEST(CliOutput, CsvCellsAreNeverFormulas) {
+  if (!fs::exists(kernels_data("zstd.o"))) GTEST_SKIP() << "no nvcc-built test objects";
+  const fs::path dir = fs::temp_directory_path() / ("cudatool-csv-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(kernels_data("zstd.o"), dir / "=2+5.o", fs::copy_options::overwrite_existing);
+  ProcessOptions o = without_driver();
+  o.working_directory = dir.string();
+  const auto r = run_cudatool({"kernels", "--format", "csv,noheader", "=2+5.o"}, o);
+  fs::remove_all(dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto lines = lines_of(r.out);
+  ASSERT_FALSE(lines.empty());
+  for (const auto& line : lines) EXPECT_EQ(csv_fields(line)[0], "'=2+5.o") << line;
+}
+
 // Blocks of 64 KiB or more go to the descriptor from where they are (standard_output.cpp),
 // after what is buffered: the 100 KB kernels text of one image arrives whole and in place
 // in the document, and a full disk is still one line and exit 1.
@@ -201,6 +218,36 @@ TEST(CliOutput, LargeBlocksReachStdoutWholeAndInOrder) {
   r = run_cudatool({"kernels", "--json", cubin}, full);
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_EQ(r.err, "cudatool: cannot write standard output: No space left on device\n");
+}
+
+// Issue 39, defect 12: output lost is said even where the command fails as well: its own
+// line, then the output's, and the command's status (here a requirement unmet, 4, after
+// the listing was printed).
+TEST(CliOutput, LostOutputIsSaidWhenTheCommandFailsToo) {
+  ProcessOptions full = with_fake_driver();
+  full.env["CUDATOOL_NO_NVML"] = "1";
+  full.stdout_path = "/dev/full";
+  const auto r = run_cudatool({"devices", "--min-count", "5"}, full);
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  const auto lines = lines_of(r.err);
+  ASSERT_EQ(lines.size(), 2u) << r.err;
+  EXPECT_NE(lines[0].find("need at least 5"), std::string::npos) << r.err;
+  EXPECT_EQ(lines[1], "cudatool: cannot write standard output: No space left on device");
+}
+
+// Issue 39 (also seen): into a pipe, every row was padded to the longest name (rows of
+// 4,000 characters for warp.so): a name longer than the column has a line of its own.
+TEST(CliOutput, OneLongKernelNameDoesNotWidenEveryRow) {
+  const std::string cubin = kernels_data("long_name.cubin");
+  if (!fs::exists(cubin)) GTEST_SKIP() << "no nvcc-built 50,000-character kernel";
+  const auto r = run_cudatool({"kernels", cubin}, without_driver());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string whole(50000, 'k');
+  for (const auto& line : lines_of(r.out)) {
+    if (line == whole) continue;
+    EXPECT_LT(line.size(), 200u) << line.substr(0, 200);
+  }
+  EXPECT_NE(r.out.find("\n" + whole + "\n"), std::string::npos);
 }
 
 TEST(CliOutput, KernelNamesAreCutOnlyOnATerminal) {

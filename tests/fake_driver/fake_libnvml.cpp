@@ -4,6 +4,7 @@
 // (ECC on, no errors, rows remapped none, PCIe Gen5 x16, no NVLink, no page retirement),
 // with what the occupancy and throttle checks read set by these variables:
 //   FAKE_NVML_INIT_RESULT     nvmlInit_v2's answer (default 0)
+//   FAKE_NVML_DRIVER_VERSION  nvmlSystemGetDriverVersion (default 999.99.99)
 //   FAKE_NVML_PROCESSES       processes, comma-separated BUS/PID/BYTES/KIND entries: KIND C
 //                             (compute) or G (graphics), BYTES "na" for "not available"
 //                             (e.g. "1/4242/83429425152/C,1/99/na/G")
@@ -113,7 +114,7 @@ nvmlReturn_t nvmlInit_v2() {
   return std::atoi(env("FAKE_NVML_INIT_RESULT", "0").c_str());
 }
 nvmlReturn_t nvmlSystemGetDriverVersion(char* version, unsigned length) {
-  std::snprintf(version, length, "%s", "999.99.99");
+  std::snprintf(version, length, "%s", env("FAKE_NVML_DRIVER_VERSION", "999.99.99").c_str());
   return kSuccess;
 }
 nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* id, Device** device) {

@@ -185,6 +185,12 @@ bool is_regular_file(const std::filesystem::path& path) noexcept {
 void write_atomically(const std::filesystem::path& path, std::string_view data,
                       std::string_view what) {
   if (path.empty()) cannot_write(what, path, "empty file name");
+  // A device or a FIFO at the end of the links, /dev/stdout on a pipe included: its last
+  // link (/proc/self/fd/1 -> "pipe:[N]") names nothing a path can reach, but opening the
+  // path itself reaches it.
+  if (struct stat end{};
+      ::stat(path.c_str(), &end) == 0 && (S_ISCHR(end.st_mode) || S_ISFIFO(end.st_mode)))
+    return write_in_place(path, data, what);
   // Through symbolic links, one hop at a time (a dangling link names the file to create).
   std::filesystem::path target = path;
   struct stat st {};

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
@@ -25,6 +26,19 @@ std::string format_bytes(std::uint64_t bytes) {
     std::snprintf(text, sizeof text, "%.0f %s", value, kUnits[unit]);
   else
     std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
+  return text;
+}
+
+std::string format_bytes_beside(std::uint64_t bytes, std::uint64_t other) {
+  // What a reader sees: the number to one decimal, and the unit.
+  const auto shown = [](std::uint64_t b) {
+    const std::string text = format_bytes(b);
+    const std::size_t space = text.find(' ');
+    return std::pair{std::round(std::stod(text.substr(0, space)) * 10), text.substr(space)};
+  };
+  std::string text = format_bytes(bytes);
+  if (bytes != other && shown(bytes) == shown(other))
+    text += " (" + std::to_string(bytes) + " bytes)";
   return text;
 }
 

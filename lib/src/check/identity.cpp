@@ -21,8 +21,9 @@ CheckResult identity_result(const DeviceInfo& d, const DeviceRequirements& requi
     problems.push_back("compute capability " + d.compute_capability.str() + ", need " +
                        requirements.min_compute_capability->str());
   if (requirements.min_memory && d.total_memory < *requirements.min_memory)
-    problems.push_back(format_bytes(d.total_memory) + " of memory, need " +
-                       format_bytes(*requirements.min_memory));
+    problems.push_back(format_bytes_beside(d.total_memory, *requirements.min_memory) +
+                       " of memory, need " +
+                       format_bytes_beside(*requirements.min_memory, d.total_memory));
   if (expect_name && d.name.find(*expect_name) == std::string::npos)
     problems.push_back("name \"" + d.name + "\" lacks \"" + *expect_name + "\"");
   r.verdict = problems.empty() ? Verdict::pass : Verdict::fail;

@@ -13,36 +13,64 @@
 namespace cudatool::detail {
 namespace {
 
-bool stat_of(const std::string& path, std::uint64_t* size, std::int64_t* mtime_ns) {
+struct FileState {
+  std::uint64_t size = 0;
+  std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;
+};
+
+// nullopt where nothing is there; `regular` false where something other than a regular
+// file is (a directory: not what was recorded either way).
+std::optional<FileState> stat_of(const std::string& path, bool* regular) {
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return false;
-  *size = static_cast<std::uint64_t>(info.st_size);
-  *mtime_ns = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
-  return true;
+  if (::stat(path.c_str(), &info) != 0) return std::nullopt;
+  *regular = S_ISREG(info.st_mode);
+  const auto ns = [](const timespec& t) {
+    return static_cast<std::int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec;
+  };
+  return FileState{static_cast<std::uint64_t>(info.st_size), ns(info.st_mtim), ns(info.st_ctim)};
+}
+
+Dependency record(const std::filesystem::path& path, bool read) {
+  Dependency d;
+  d.path = path.string();
+  d.read = read;
+  bool regular = false;
+  const auto state = stat_of(d.path, &regular);
+  const auto text = state && regular ? detail::read_file(path) : std::nullopt;
+  if (!text) {
+    // Nothing readable there: recorded as absent, so that anything that appears is a miss
+    // (a file that cannot be read now fails the compile, which is not cached).
+    d.exists = false;
+    return d;
+  }
+  d.size = state->size;
+  d.mtime_ns = state->mtime_ns;
+  d.ctime_ns = state->ctime_ns;
+  d.sha256 = sha256_hex(*text);
+  return d;
 }
 
 }  // namespace
 
-std::vector<Dependency> record_dependencies(const std::vector<std::filesystem::path>& paths) {
+std::vector<Dependency> record_dependencies(const std::vector<std::filesystem::path>& read,
+                                            const std::vector<std::filesystem::path>& checked) {
   std::vector<Dependency> deps;
-  for (const auto& path : paths) {
-    Dependency d;
-    d.path = path.string();
-    if (!stat_of(d.path, &d.size, &d.mtime_ns)) continue;
-    const auto text = detail::read_file(path);
-    if (!text) continue;
-    d.sha256 = sha256_hex(*text);
-    deps.push_back(std::move(d));
-  }
+  for (const auto& path : read) deps.push_back(record(path, true));
+  for (const auto& path : checked) deps.push_back(record(path, false));
   return deps;
 }
 
 bool dependencies_hold(const std::vector<Dependency>& deps) {
   for (const auto& d : deps) {
-    std::uint64_t size = 0;
-    std::int64_t mtime = 0;
-    if (!stat_of(d.path, &size, &mtime) || size != d.size) return false;
-    if (mtime == d.mtime_ns) continue;
+    bool regular = false;
+    const auto now = stat_of(d.path, &regular);
+    if (!d.exists) {
+      if (now) return false;
+      continue;
+    }
+    if (!now || !regular || now->size != d.size) return false;
+    if (now->mtime_ns == d.mtime_ns && now->ctime_ns == d.ctime_ns) continue;
     const auto text = detail::read_file(d.path);
     if (!text || sha256_hex(*text) != d.sha256) return false;
   }
@@ -52,9 +80,19 @@ bool dependencies_hold(const std::vector<Dependency>& deps) {
 std::string encode_cache_payload(const CachedCompile& c) {
   const CompileResult& r = c.result;
   nlohmann::json deps = nlohmann::json::array();
-  for (const auto& d : c.dependencies)
-    deps.push_back(
-        {{"path", d.path}, {"size", d.size}, {"mtime_ns", d.mtime_ns}, {"sha256", d.sha256}});
+  for (const auto& d : c.dependencies) {
+    if (!d.exists) {
+      deps.push_back({{"path", d.path}, {"read", d.read}, {"exists", false}});
+      continue;
+    }
+    deps.push_back({{"path", d.path},
+                    {"read", d.read},
+                    {"exists", true},
+                    {"size", d.size},
+                    {"mtime_ns", d.mtime_ns},
+                    {"ctime_ns", d.ctime_ns},
+                    {"sha256", d.sha256}});
+  }
   nlohmann::json meta = {{"compiler", r.compiler},
                          {"compiler_version", r.compiler_version},
                          {"engine_reason", r.engine_reason},
@@ -68,7 +106,7 @@ std::string encode_cache_payload(const CachedCompile& c) {
 }
 
 std::optional<CompileResult> decode_cache_payload(std::string_view payload,
-                                                  std::vector<std::string>* dependency_paths) {
+                                                  std::vector<Dependency>* dependencies) {
   const std::size_t newline = payload.find('\n');
   if (newline == std::string_view::npos || newline == 0 || newline > 12) return std::nullopt;
   std::uint64_t length = 0;
@@ -93,14 +131,19 @@ std::optional<CompileResult> decode_cache_payload(std::string_view payload,
     const std::string output = meta.at("output").get<std::string>();
     if (output != "ptx" && output != "cubin") return std::nullopt;
     r.output = output == "ptx" ? OutputKind::ptx : OutputKind::cubin;
-    if (dependency_paths) {
-      for (const auto& d : meta.at("dependencies")) {
-        dependency_paths->push_back(d.at("path").get<std::string>());
-        dependency_paths->push_back(
-            std::to_string(detail::json_integer<std::uint64_t>(d.at("size"))));
-        dependency_paths->push_back(
-            std::to_string(detail::json_integer<std::int64_t>(d.at("mtime_ns"))));
-        dependency_paths->push_back(d.at("sha256").get<std::string>());
+    if (dependencies) {
+      for (const auto& j : meta.at("dependencies")) {
+        Dependency d;
+        d.path = j.at("path").get<std::string>();
+        d.read = j.at("read").get<bool>();
+        d.exists = j.at("exists").get<bool>();
+        if (d.exists) {
+          d.size = detail::json_integer<std::uint64_t>(j.at("size"));
+          d.mtime_ns = detail::json_integer<std::int64_t>(j.at("mtime_ns"));
+          d.ctime_ns = detail::json_integer<std::int64_t>(j.at("ctime_ns"));
+          d.sha256 = j.at("sha256").get<std::string>();
+        }
+        dependencies->push_back(std::move(d));
       }
     }
     r.image = std::string(payload.substr(newline + 1 + length));
@@ -111,19 +154,12 @@ std::optional<CompileResult> decode_cache_payload(std::string_view payload,
 }
 
 std::optional<CachedCompile> decode_cache_payload(std::string_view payload) {
-  std::vector<std::string> fields;
-  auto result = decode_cache_payload(payload, &fields);
+  std::vector<Dependency> dependencies;
+  auto result = decode_cache_payload(payload, &dependencies);
   if (!result) return std::nullopt;
-  CachedCompile c{std::move(*result), {}};
-  for (std::size_t i = 0; i + 3 < fields.size(); i += 4) {
-    Dependency d;
-    d.path = fields[i];
-    d.size = std::stoull(fields[i + 1]);
-    d.mtime_ns = std::stoll(fields[i + 2]);
-    d.sha256 = fields[i + 3];
-    c.dependencies.push_back(std::move(d));
-  }
-  for (const auto& d : c.dependencies) c.result.includes.push_back(d.path);
+  CachedCompile c{std::move(*result), std::move(dependencies)};
+  for (const auto& d : c.dependencies)
+    if (d.read) c.result.includes.push_back(d.path);
   return c;
 }
 

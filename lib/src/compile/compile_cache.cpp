@@ -318,7 +318,9 @@ CacheConfig CacheConfig::from_environment(const std::optional<std::string>& dir_
     config.disabled_by = "CUDATOOL_DISABLE_CACHE";
     config.note.clear();
   }
-  if (const std::string size = env("CUDATOOL_CACHE_MAX_SIZE"); !size.empty())
+  // Read only for a cache in use: a setting of a cache that is off (--no-cache,
+  // CUDATOOL_DISABLE_CACHE) must not fail a compile that uses none.
+  if (const std::string size = env("CUDATOOL_CACHE_MAX_SIZE"); !size.empty() && config.enabled)
     config.max_bytes = parse_size(size, "CUDATOOL_CACHE_MAX_SIZE");
   return config;
 }

@@ -175,7 +175,7 @@ std::vector<std::string> default_flags_from_environment(Engine engine) {
 
 std::string cache_key(const CompileRequest& r) {
   Sha256 h;
-  h.field("cudatool-compile-2");
+  h.field("cudatool-compile-3");
   h.field(r.engine ? to_string(*r.engine) : "auto");
   const std::string nvrtc_id = r.engine != Engine::nvcc ? identity_or_absent(Engine::nvrtc) : "";
   const std::string nvcc_id = r.engine != Engine::nvrtc ? identity_or_absent(Engine::nvcc) : "";
@@ -251,17 +251,22 @@ CompileResult compile(const CompileRequest& request, CompileCache* cache) {
       }
     }
   }
+  bool complete = true;
   if (!result) {
     const SourceScan scan = scan_source(request);
-    deps =
-        detail::record_dependencies(scan.found);  // before compiling: a change meanwhile is a miss
+    complete = scan.complete;
+    // Before compiling: a change meanwhile is a miss.
+    deps = detail::record_dependencies(scan.found, scan.checked);
     result = compile_chosen(request, scan);
-    for (const auto& d : deps) result->includes.push_back(d.path);
-    if (cache != nullptr && cache->enabled() &&
+    for (const auto& path : scan.found) result->includes.push_back(path.string());
+    // An include the scan could not follow: what the compiler read is not known, so no
+    // entry could say when it goes stale.
+    if (complete && cache != nullptr && cache->enabled() &&
         cache->store(key, detail::encode_cache_payload({*result, deps})))
       result->cache_path = cache->entry_path(key).string();
   }
   result->cache_key = key;
+  if (!complete) return *result;
   std::lock_guard lock(m.mutex);
   m.results[key] = detail::CachedCompile{*result, deps};
   return *result;

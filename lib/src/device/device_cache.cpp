@@ -114,11 +114,17 @@ std::string one_line(std::string_view text) {
   return out;
 }
 
-// The environment that shapes what the driver enumerates and answers, sorted.
-std::vector<std::string> environment_lines() {
+// The environment that shapes what the driver enumerates and answers, sorted: of this
+// process now, or of `from` (the driver's start, driver_api.hpp).
+std::vector<std::string> environment_lines(const std::vector<std::string>* from = nullptr) {
+  std::vector<std::string> all;
+  if (from)
+    all = *from;
+  else
+    for (char** e = environ; e && *e; ++e) all.emplace_back(*e);
   std::vector<std::string> lines;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string_view entry(*e);
+  for (const std::string& text : all) {
+    const std::string_view entry(text);
     const std::string_view name = entry.substr(0, entry.find('='));
     if (name == "CUDA_DEVICE") continue;  // cudatool's own choice among the visible devices
     if (name.starts_with("CUDA_") || name.starts_with("__NV") || name.starts_with("LD_") ||
@@ -621,6 +627,13 @@ DeviceCacheOutcome refresh(const Fd& dir, const std::string& name,
   }
   if (entry.libcuda_path.empty()) {
     outcome.why = "cannot tell which file libcuda is";
+    return outcome;
+  }
+  // The driver answers as it started: a process that changed CUDA_VISIBLE_DEVICES (or
+  // another setting) since then must not file those answers under the new setting.
+  if (const auto* started = driver::start_environment();
+      started && environment_lines(started) != environment) {
+    outcome.why = "the driver started under another environment";
     return outcome;
   }
   const auto after = nvml_inventory();

@@ -73,8 +73,9 @@ RequirementReport check_requirements(const std::vector<DeviceInfo>& devices,
     if (requirements.min_memory && d.total_memory < *requirements.min_memory) {
       ok = false;
       report.problems.push_back("device " + std::to_string(d.ordinal) + " (" + d.name + ") has " +
-                                format_bytes(d.total_memory) + ", need " +
-                                format_bytes(*requirements.min_memory));
+                                format_bytes_beside(d.total_memory, *requirements.min_memory) +
+                                ", need " +
+                                format_bytes_beside(*requirements.min_memory, d.total_memory));
     }
     if (ok) ++report.qualifying;
   }

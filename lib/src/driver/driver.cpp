@@ -1,9 +1,14 @@
 #include "driver/driver_api.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "cudatool/base/text.hpp"
 #include "driver/dynamic_library.hpp"
@@ -62,6 +67,8 @@ struct State {
   std::exception_ptr load_error;
   std::once_flag init_once;
   std::exception_ptr init_error;
+  std::vector<std::string> start_environment;  // environ when cuInit was called
+  std::atomic<bool> started{false};
 };
 
 // Never destroyed, so the library is never unloaded: unloading it at exit gains nothing
@@ -87,12 +94,19 @@ const Api& api() {
   return s.loaded->api;
 }
 
+const std::vector<std::string>* start_environment() {
+  State& s = state();
+  return s.started.load() ? &s.start_environment : nullptr;
+}
+
 const Api& initialized() {
   const Api& a = api();
   State& s = state();
   std::call_once(s.init_once, [&] {
     try {
       if (a.cuInit == nullptr) throw_missing_entry_point("cuInit");
+      for (char** e = environ; e && *e; ++e) s.start_environment.emplace_back(*e);
+      s.started.store(true);
       const CUresult result = a.cuInit(0);
       switch (result) {
         case CUDA_SUCCESS:

@@ -125,6 +125,10 @@ const Api& api();
 // failed cuInit; the same error on every later call.
 const Api& initialized();
 
+// The process's environment when cuInit was called (what the driver enumerated under: a
+// CUDA_VISIBLE_DEVICES set later changes nothing in this process), or nullptr before.
+const std::vector<std::string>* start_environment();
+
 [[noreturn]] void throw_missing_entry_point(const char* name);
 
 // The one checked wrapper: calls `fn` and throws for anything but CUDA_SUCCESS.

@@ -24,6 +24,17 @@ TEST(Units, FormatsBytes) {
   EXPECT_EQ(format_bytes(85520809984ull), "79.6 GiB");
 }
 
+// Issue 39, defect 14: "has 80 GiB, need 80.0 GiB" for a device one byte short.
+TEST(Units, FiguresComparedVisiblyDiffer) {
+  const std::uint64_t gib80 = 80ull << 30;
+  EXPECT_EQ(format_bytes_beside(gib80, gib80 + 1), "80 GiB (85899345920 bytes)");
+  EXPECT_EQ(format_bytes_beside(gib80 + 1, gib80), "80.0 GiB (85899345921 bytes)");
+  EXPECT_EQ(format_bytes_beside(gib80, 96ull << 30), "80 GiB");
+  EXPECT_EQ(format_bytes_beside(gib80, gib80), "80 GiB");
+  EXPECT_EQ(format_bytes_beside(85520809984ull, 85520809984ull + 4096),
+            "79.6 GiB (85520809984 bytes)");
+}
+
 TEST(ComputeCapabilityText, Parses) {
   EXPECT_EQ(parse_compute_capability("9.0", "--min-cc"), (ComputeCapability{9, 0}));
   EXPECT_EQ(parse_compute_capability("compute_90a", "--min-cc"), (ComputeCapability{9, 0}));

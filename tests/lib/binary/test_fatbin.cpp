@@ -89,9 +89,13 @@ TEST(Fatbin, ReadsEntriesOfEveryKindAndNamesTheirArchitectures) {
       container({entry({.kind = 2, .arch = 90, .flags = 0x100011, .payload = Bytes(24, 7)}),
                  entry({.kind = 1, .arch = 100, .payload = Bytes(9, 'x')}),
                  entry({.kind = 9, .arch = 80, .payload = Bytes(8, 0)}),
-                 entry({.kind = 2, .arch = 120, .flags = 0x200011, .payload = Bytes(8, 1)})});
+                 entry({.kind = 2, .arch = 120, .flags = 0x200011, .payload = Bytes(8, 1)}),
+                 entry({.kind = 8, .arch = 75, .payload = Bytes(8, 2)})});
   const FatbinContainer c = read_fatbin_container(ByteReader(b, "f"), 0);
-  ASSERT_EQ(c.entries.size(), 4u);
+  ASSERT_EQ(c.entries.size(), 5u);
+  // Issue 39 (also seen): warp.so's kind-8 entry, LTO-IR for compute_75, is named.
+  EXPECT_EQ(c.entries[4].image_kind(), ImageKind::lto_ir);
+  EXPECT_EQ(c.entries[4].arch, Arch::parse("compute_75", "test"));
   EXPECT_EQ(c.entries[0].arch, Arch::parse("sm_90a", "test"));
   EXPECT_EQ(c.entries[0].payload.size(), 24u);
   EXPECT_EQ(c.entries[1].arch, Arch::parse("compute_100", "test"));
@@ -356,12 +360,16 @@ TEST(KernelScan, TheSameCubinPlainZstdAndLz4GivesTheSameKernels) {
                                          .payload = l,
                                          .compressed_size = ls,
                                          .decompressed_size = cubin.size()}),
-                                  entry({.kind = 5, .payload = Bytes(8, 0)})});
+                                  entry({.kind = 5, .payload = Bytes(8, 0)}),
+                                  entry({.kind = 8, .arch = 75, .payload = Bytes(8, 0)})});
   for (unsigned threads : {1u, 3u}) {
     ScanOptions options;
     options.threads = threads;
     const ScanResult r = scan_bytes(fatbin, "mem.fatbin", options);
-    ASSERT_EQ(r.images.size(), 4u);
+    ASSERT_EQ(r.images.size(), 5u);
+    EXPECT_EQ(r.images[4].kind, ImageKind::lto_ir);
+    ASSERT_TRUE(r.images[4].arch);
+    EXPECT_EQ(r.images[4].arch->str(), "compute_75");
     EXPECT_EQ(r.images[1].compression, FatbinCompression::zstd);
     EXPECT_EQ(r.images[2].compression, FatbinCompression::lz4);
     EXPECT_EQ(r.images[3].kind, ImageKind::unknown);  // listed, not an error

@@ -468,6 +468,113 @@ TEST_F(CompileThroughCache, AChangedIncludedHeaderNeverLetsAStaleEntryThrough) {
   EXPECT_FALSE(compile(r, &cache).cache_hit);
 }
 
+// Issue 39, defects 1-4: a hit is what a fresh compile would give, whatever happens to the
+// files the compiler reads or would read. Each case compiles, changes the files, and
+// compiles again as a new process would (the memo cleared): the shared memory of `tiled`
+// says which header the compiler read.
+class CacheDependencies : public CompileThroughCache {
+ protected:
+  void SetUp() override {
+    CompileThroughCache::SetUp();
+    if (IsSkipped()) return;
+    src_ = dir_.path() / "src";
+    inc_ = dir_.path() / "inc";
+    fs::create_directories(src_);
+    fs::create_directories(inc_);
+  }
+  CompileRequest tiled(const std::string& include) const {
+    auto r = request(include +
+                     "\n__global__ void tiled(float* p) { __shared__ float t[TILE]; "
+                     "t[threadIdx.x] = p[0]; __syncthreads(); p[threadIdx.x] = t[threadIdx.x ^ "
+                     "1]; }\n");
+    r.source_dir = src_;
+    r.include_dirs = {inc_.string()};
+    return r;
+  }
+  static std::uint64_t shared_of(const CompileResult& c) {
+    return read_cubin({reinterpret_cast<const std::uint8_t*>(c.image.data()), c.image.size()})
+        .kernels.at(0)
+        .shared_size_bytes;
+  }
+  CompileResult again(const CompileRequest& r) {
+    clear_compile_memo();
+    return compile(r, &cache_);
+  }
+  TempDir dir_;
+  fs::path src_, inc_;
+  CompileCache cache_{config_at(dir_.path() / "cache")};
+};
+
+TEST_F(CacheDependencies, AHeaderThatNowShadowsTheOneReadIsAMiss) {
+  { std::ofstream(inc_ / "cfg.h") << "#define TILE 8\n"; }
+  const auto r = tiled("#include \"cfg.h\"");
+  EXPECT_EQ(shared_of(compile(r, &cache_)), 8u * 4);
+  EXPECT_TRUE(again(r).cache_hit);
+  { std::ofstream(src_ / "cfg.h") << "#define TILE 48\n"; }  // beside the source: first
+  const auto after = again(r);
+  EXPECT_FALSE(after.cache_hit);
+  EXPECT_EQ(shared_of(after), 48u * 4);
+  EXPECT_EQ(after.includes, (std::vector<std::string>{(src_ / "cfg.h").string()}));
+  // Within one process too.
+  fs::remove(src_ / "cfg.h");
+  EXPECT_EQ(shared_of(compile(r, &cache_)), 8u * 4);
+}
+
+TEST_F(CacheDependencies, AnIncludeThroughAMacroIsRecorded) {
+  { std::ofstream(src_ / "cfg.h") << "#define TILE 8\n"; }
+  const auto r = tiled("#define CFG \"cfg.h\"\n#include CFG");
+  const auto first = compile(r, &cache_);
+  EXPECT_EQ(shared_of(first), 8u * 4);
+  EXPECT_EQ(first.includes, (std::vector<std::string>{(src_ / "cfg.h").string()}));
+  EXPECT_TRUE(again(r).cache_hit);
+  { std::ofstream(src_ / "cfg.h") << "#define TILE 48\n"; }
+  const auto after = again(r);
+  EXPECT_FALSE(after.cache_hit);
+  EXPECT_EQ(shared_of(after), 48u * 4);
+}
+
+TEST_F(CacheDependencies, AnIncludeTheScanCannotFollowIsNotCached) {
+  { std::ofstream(src_ / "cfg.h") << "#define TILE 8\n"; }
+  const auto r = tiled("#define STR(x) #x\n#define NAME(x) STR(x.h)\n#include NAME(cfg)");
+  const auto first = compile(r, &cache_);
+  EXPECT_EQ(shared_of(first), 8u * 4);
+  EXPECT_TRUE(first.cache_path.empty());
+  EXPECT_FALSE(compile(r, &cache_).memo_hit);
+  { std::ofstream(src_ / "cfg.h") << "#define TILE 48\n"; }
+  const auto after = again(r);
+  EXPECT_FALSE(after.cache_hit);
+  EXPECT_EQ(shared_of(after), 48u * 4);
+}
+
+TEST_F(CacheDependencies, AHeaderReplacedWithTheSameSizeAndMtimeIsAMiss) {
+  { std::ofstream(src_ / "cfg.h") << "#define TILE 22\n"; }
+  const auto r = tiled("#include \"cfg.h\"");
+  EXPECT_EQ(shared_of(compile(r, &cache_)), 22u * 4);
+  const auto mtime = fs::last_write_time(src_ / "cfg.h");
+  { std::ofstream(src_ / "cfg.h") << "#define TILE 48\n"; }
+  fs::last_write_time(src_ / "cfg.h", mtime);  // as `cp -p` leaves it
+  const auto after = again(r);
+  EXPECT_FALSE(after.cache_hit);
+  EXPECT_EQ(shared_of(after), 48u * 4);
+}
+
+TEST_F(CacheDependencies, AngleIncludesAreSearchedInTheCompilersOrder) {
+  // NVRTC gets the source's folder as the first -I: <cfg.h> is src/cfg.h.
+  { std::ofstream(src_ / "cfg.h") << "#define TILE 16\n"; }
+  { std::ofstream(inc_ / "cfg.h") << "#define TILE 8\n"; }
+  const auto r = tiled("#include <cfg.h>");
+  const auto first = compile(r, &cache_);
+  EXPECT_EQ(shared_of(first), 16u * 4);
+  EXPECT_EQ(first.includes, (std::vector<std::string>{(src_ / "cfg.h").string()}));
+  { std::ofstream(src_ / "cfg.h") << "#define TILE 48\n"; }
+  const auto after = again(r);
+  EXPECT_FALSE(after.cache_hit);
+  EXPECT_EQ(shared_of(after), 48u * 4);
+  // The shadowed one is recorded too: another engine's order could read it.
+  { std::ofstream(inc_ / "cfg.h") << "#define TILE 4\n"; }
+  EXPECT_FALSE(again(r).cache_hit);
+}
+
 TEST_F(CompileThroughCache, UnresolvedIncludesAreNamedInTheKey) {
   auto a = request("#include <cuda_fp16.h>\n__global__ void h(int* p) { *p = 1; }");
   auto b = request("#include <cuda_bf16.h>\n__global__ void h(int* p) { *p = 1; }");

@@ -1,8 +1,9 @@
 // The payload of a compile cache entry (after the entry's own header, compile_cache.hpp):
 // "<length>\n", that many bytes of JSON (the result without its image and cache fields, and
-// the project headers it was compiled with), then the image. Also the headers' record and
-// its check on a hit (compiler.hpp: size and mtime by stat, the SHA-256 only when they
-// moved). Exposed for the tests and the fuzz harness (fuzz/cache_entry.cpp).
+// the files it was compiled with), then the image. Also the files' record and its check on
+// a hit (compiler.hpp: size, mtime and ctime by stat, the SHA-256 only when one moved; a
+// place the compiler looked at and found nothing must still hold nothing). Exposed for the
+// tests and the fuzz harness (fuzz/cache_entry.cpp).
 #pragma once
 
 #include <cstdint>
@@ -16,11 +17,16 @@
 
 namespace cudatool::detail {
 
-// One project header as it was when the entry was made.
+// One file the compile depended on, as it was when the entry was made: a header it read
+// (CompileResult::includes), or a place it looked at (source_scan.hpp's `checked`), where a
+// file may be (shadowed by an earlier one) or not.
 struct Dependency {
   std::string path;
+  bool read = true;    // a header the compiler read
+  bool exists = true;  // false: no file there (size, times and hash unused)
   std::uint64_t size = 0;
   std::int64_t mtime_ns = 0;
+  std::int64_t ctime_ns = 0;  // moves on every write, and on `cp -p` or `touch -d` too
   std::string sha256;
 };
 
@@ -32,14 +38,17 @@ struct CachedCompile {
 std::string encode_cache_payload(const CachedCompile& compiled);
 // nullopt for anything malformed; never throws.
 std::optional<CachedCompile> decode_cache_payload(std::string_view payload);
-// The lower layer of the above: the result, and, when `dependencies` is given, each
-// recorded header as four strings (path, size, mtime in ns, SHA-256).
+// The lower layer of the above: the result, and, when `dependencies` is given, the
+// recorded files.
 std::optional<CompileResult> decode_cache_payload(std::string_view payload,
-                                                  std::vector<std::string>* dependencies);
+                                                  std::vector<Dependency>* dependencies);
 
-// The headers as they are now (those that cannot be read are left out).
-std::vector<Dependency> record_dependencies(const std::vector<std::filesystem::path>& paths);
-// True when every recorded header is as it was: same size and mtime, or else same content.
+// The files as they are now: `read` the headers the compiler reads, `checked` the places it
+// looks at (source_scan.hpp).
+std::vector<Dependency> record_dependencies(const std::vector<std::filesystem::path>& read,
+                                            const std::vector<std::filesystem::path>& checked = {});
+// True when every recorded file is as it was: same size, mtime and ctime, or else same
+// content; still absent where there was none.
 bool dependencies_hold(const std::vector<Dependency>& dependencies);
 // Whether a decoded result's image is one (a PTX text, a CUBIN read_cubin takes).
 bool valid_image(const CompileResult& result);

@@ -6,18 +6,19 @@
 // rules, and the retries when the choice was wrong); a request that names its engine is
 // taken as it is.
 //
-// The cache key (cache format 2) covers what the request says and the compilers that may
+// The cache key (cache format 3) covers what the request says and the compilers that may
 // run: the format, the requested engine, each engine's identity (real path, size and mtime
 // of the NVRTC library and of nvcc, so an upgrade is a new key), CUDA's include directories,
 // the architecture, output kind, every option and flag, the source name and the source
-// text. The headers the source includes are not read to make the key: the entry records
-// them (path, size, mtime, SHA-256), and a hit checks them with a stat each, hashing only
-// those whose size or mtime moved (ccache's manifest idea); a header that changed makes the
-// entry stale and the file is compiled again. The recorded headers are the project's: every
-// `#include` the textual scan resolves in the source's directory and the -I directories,
-// recursively. The toolkit's own headers ($CUDA/include, CCCL) belong to the compiler
-// identity. Not covered: includes whose name comes from a macro, and a header newly created
-// earlier on the search path than the one recorded.
+// text. The files the source includes are not read to make the key: the entry records
+// them (path, size, mtime, ctime, SHA-256), and a hit checks them with a stat each, hashing
+// only those whose size, mtime or ctime moved (ccache's manifest idea); a file that changed
+// makes the entry stale and the source is compiled again. The record is what the textual
+// scan (source_scan.hpp) finds the compiler reads, searched in the compiler's order: the
+// project's headers, recursively, and CUDA's headers the source includes; and every other
+// place the compiler looks for those names, which must stay as they were (a header created
+// earlier on the search path is a miss). An include the scan cannot follow (a macro it
+// cannot expand) leaves the compile uncached.
 #pragma once
 
 #include <filesystem>
@@ -93,7 +94,7 @@ struct CompileResult {
   bool cache_hit = false;
   bool memo_hit = false;
   double compile_seconds = 0;         // the compiler's own time; 0 for a hit
-  std::vector<std::string> includes;  // files hashed into the key
+  std::vector<std::string> includes;  // the project headers the compiler reads
   std::vector<std::string> kept_files;
 };
 // Everything but the image.
