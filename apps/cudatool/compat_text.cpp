@@ -32,10 +32,10 @@ void print_compat_text(const CompatAnswer& a) {
   std::string driver = "driver " + (r.driver.release.empty() ? std::string() : r.driver.release + " ") +
                        "(CUDA " + r.driver.cuda.str() + ", PTX ISA up to " +
                        ptx_version_text(r.driver.cuda.ptx) + "; " + r.driver.source + ")";
-  std::cout << "targets: " << targets << "\n" << driver;
+  command_out() << "targets: " << targets << "\n" << driver;
   if (r.policy != JitPolicy::normal)
-    std::cout << (r.policy == JitPolicy::force_ptx_jit ? ", CUDA_FORCE_PTX_JIT=1" : ", CUDA_DISABLE_PTX_JIT=1");
-  std::cout << "\n";
+    command_out() << (r.policy == JitPolicy::force_ptx_jit ? ", CUDA_FORCE_PTX_JIT=1" : ", CUDA_DISABLE_PTX_JIT=1");
+  command_out() << "\n";
   std::size_t counts[4] = {0, 0, 0, 0}, unreadable = 0;
   for (const CompatFile* f : shown_files(a)) {
     std::string line = std::string(verdict_word(*f));
@@ -55,7 +55,7 @@ void print_compat_text(const CompatAnswer& a) {
       if (f->unreadable_entries > 0)
         line += " (" + std::to_string(f->unreadable_entries) + " entries could not be read)";
     }
-    std::cout << line << "\n";
+    command_out() << line << "\n";
   }
   for (const CompatFile& f : r.files) {
     if (!f.error.empty()) {
@@ -65,12 +65,12 @@ void print_compat_text(const CompatAnswer& a) {
     ++counts[static_cast<int>(worst_verdict(f))];
   }
   const std::size_t with_code = counts[0] + counts[1] + counts[2];
-  std::cout << with_code << (with_code == 1 ? " file" : " files") << " with CUDA code: "
+  command_out() << with_code << (with_code == 1 ? " file" : " files") << " with CUDA code: "
             << counts[0] << " cannot run, " << counts[1] << " by JIT, " << counts[2] << " native";
-  if (unreadable > 0) std::cout << ", " << unreadable << " unreadable";
-  std::cout << " (" << r.files_examined << " files examined)";
-  if (a.require_native && counts[1] > 0) std::cout << "; --require native: JIT is not enough";
-  std::cout << "\n";
+  if (unreadable > 0) command_out() << ", " << unreadable << " unreadable";
+  command_out() << " (" << r.files_examined << " files examined)";
+  if (a.require_native && counts[1] > 0) command_out() << "; --require native: JIT is not enough";
+  command_out() << "\n";
 }
 
 }  // namespace cudatool::app

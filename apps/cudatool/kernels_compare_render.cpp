@@ -147,7 +147,7 @@ void print_text(const KernelComparison& c, const ComparisonInputs& in) {
            '\n';
   }
   out += summary_line(c) + '\n';
-  std::cout << out;
+  command_out() << out;
 }
 
 // A table cell: printable, with '|' escaped and backquotes replaced (the name is in a code
@@ -216,7 +216,7 @@ void print_markdown(const KernelComparison& c, const ComparisonInputs& in) {
                                            : architecture_status(a)) +
              " |\n";
   }
-  std::cout << out;
+  command_out() << out;
 }
 
 // One side's measures (keys sorted, as every document writes them), or null.

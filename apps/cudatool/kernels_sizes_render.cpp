@@ -153,7 +153,7 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
                "  " + pad(d.arch.str(), 9) + printable_name(demangled, cut) + '\n';
     }
   }
-  std::cout << out;
+  command_out() << out;
 }
 
 void print_json_document(const SizeReport& report, const ScanResult& scan) {
