@@ -93,6 +93,9 @@ void print_kernel_table(const CompileTarget& t, const CompileFlags& flags) {
       if (const auto& record = t.occupancy[i].record) {
         std::cout << "  " << static_cast<int>(record->occupancy * 100 + 0.5) << "% ("
                   << record->tb_per_mp << " blocks/SM, " << record->limited_by << ")";
+        if (const auto& clusters = t.occupancy[i].clusters)
+          std::cout << ", " << clusters->max_active_clusters << " clusters of "
+                    << clusters->cluster.size() << " on the GPU";
       } else {
         std::cout << "  - (" << t.occupancy[i].reason << ")";
       }
