@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cudatool/binary/kernel_scan.hpp"
+#include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
 
@@ -49,6 +50,16 @@ struct OccupancyReport {
   // would give.
   std::optional<std::size_t> current = {};
   std::optional<OccupancyImprovement> improvement = {};
+  // launch with --cluster (or a kernel's compile-time cluster dimensions): the clusters the
+  // whole GPU holds, from the product's measured GPCs (topology: --product's, or the one
+  // cluster_topology_for finds), or the reason that answer is unknown.
+  std::optional<ClusterDims> cluster = {};
+  bool non_portable = false;
+  const ClusterTopology* topology = nullptr;
+  std::string cluster_reason = {};
+  std::optional<ClusterOccupancy> clusters = {};
+  std::vector<ClusterOccupancy> cluster_sizes = {};  // sizes 1..the kernel's maximum
+  std::optional<int> max_potential_cluster_size = {};
 };
 
 // The library's answer to the report's question, filled in: the occupancy_unknown() values

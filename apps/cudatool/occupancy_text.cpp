@@ -72,6 +72,82 @@ void print_record(const DeviceData& devdata, const std::string& where, const Occ
   }
 }
 
+std::string dims_text(const ClusterDims& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+// "18, 18, 16 x5, 8, 2 x4": a product's GPCs, equal ones counted.
+std::string gpcs_text(const std::vector<int>& gpcs) {
+  std::string text;
+  for (std::size_t i = 0; i < gpcs.size();) {
+    std::size_t j = i;
+    while (j < gpcs.size() && gpcs[j] == gpcs[i]) ++j;
+    text += (text.empty() ? "" : ", ") + std::to_string(gpcs[i]);
+    if (j - i > 2) text += " x" + std::to_string(j - i);
+    else if (j - i == 2) text += ", " + std::to_string(gpcs[i]);
+    i = j;
+  }
+  return text;
+}
+
+std::string cluster_limit_text(const ClusterOccupancy& c, const ClusterTopology& t,
+                               bool non_portable) {
+  if (c.limited_by == "cluster_size")
+    return "the cluster size: above " +
+           std::to_string(non_portable ? t.max_cluster_size : t.max_portable_cluster_size) +
+           " blocks, which the driver refuses";
+  if (c.limited_by == "blocks") return "blocks: no block of the kernel fits on an SM";
+  if (c.limited_by == "gpc")
+    return "GPCs: none has " + std::to_string(c.cluster.size()) + " SMs";
+  if (c.limited_by == "cluster_blocks_per_sm")
+    return "a cluster launch's " + std::to_string(t.max_cluster_blocks_per_sm) +
+           " blocks per SM (below the kernel's " + std::to_string(c.blocks_per_sm) + ")";
+  return "the kernel's " + std::to_string(c.blocks_per_sm) + " blocks per SM";
+}
+
+// --cluster: the clusters the whole GPU holds, from the product's measured GPCs.
+void print_clusters(const OccupancyReport& report) {
+  const ClusterDims& dims = *report.cluster;
+  std::cout << "
+Clusters of " << dims_text(dims) << " (" << dims.size()
+            << (dims.size() == 1 ? " block" : " blocks") << ")"
+            << (report.non_portable ? ", non-portable sizes allowed" : "") << ":
+";
+  if (!report.clusters) {
+    std::cout << "  unknown: " << report.cluster_reason << "
+  No number is given rather than a guess.
+";
+    return;
+  }
+  const ClusterOccupancy& c = *report.clusters;
+  const ClusterTopology& t = *report.topology;
+  std::cout << "  Active clusters on the GPU:  " << c.max_active_clusters << " ("
+            << c.active_blocks << " blocks in " << c.gpcs_used << " GPCs)
+"
+            << "  Limited by:                  " << cluster_limit_text(c, t, report.non_portable)
+            << '
+'
+            << "  Largest cluster size:        " << report.max_potential_cluster_size.value_or(0)
+            << (report.non_portable ? "" : " (portable; up to " +
+                                               std::to_string(t.max_cluster_size) +
+                                               " with --non-portable)")
+            << '
+'
+            << "  GPCs of " << t.product << ":  " << gpcs_text(t.gpc_sms) << " SMs ("
+            << t.sm_count << ")
+"
+            << "  Measured:  " << t.measured << "
+
+"
+            << "  size  clusters  blocks
+";
+  for (const ClusterOccupancy& s : report.cluster_sizes)
+    std::cout << "  " << right(std::to_string(s.cluster.size()), 4) << "  "
+              << right(std::to_string(s.max_active_clusters), 8) << "  "
+              << right(std::to_string(s.active_blocks), 6) << '
+';
+}
+
 // Where the table does not know a value occupancy needs: which, and why; no number.
 void print_unknown(const OccupancyReport& report) {
   const OccupancyUnknown& unknown = *report.unknown;
@@ -143,7 +219,9 @@ void print_occupancy_text(const OccupancyReport& report) {
                          report.improvement,
                          report.current ? report.record : std::optional<OccupancyRecord>());
     case OccupancyQuestion::launch:
-      return print_record(report.devdata, report.where, *report.record, report.improvements);
+      print_record(report.devdata, report.where, *report.record, report.improvements);
+      if (report.cluster) print_clusters(report);
+      return;
   }
 }
 
