@@ -49,8 +49,8 @@ ClusterDims parse_cluster(const std::string& text) {
                      ": give the blocks of a cluster as N or X,Y,Z (2,2,1)");
   std::vector<int> dims;
   for (const std::string& item : items) dims.push_back(parse_int(item, "--cluster", 1, 1024));
-  const ClusterDims cluster = items.size() == 1 ? ClusterDims{dims[0], 1, 1}
-                                                : ClusterDims{dims[0], dims[1], dims[2]};
+  const ClusterDims cluster =
+      items.size() == 1 ? ClusterDims{dims[0], 1, 1} : ClusterDims{dims[0], dims[1], dims[2]};
   if (cluster.x * cluster.y > 1024 || cluster.size() > 1024)
     throw UsageError("--cluster " + quote_input(text) + ": more than 1024 blocks in a cluster");
   return cluster;
@@ -74,8 +74,9 @@ OccupancyQuestion question_of(const OccupancyOptions& o) {
   if (!sweep_threads && !o.threads)
     throw UsageError("--threads is required (or --sweep to try every block size)");
   if (o.product && (o.arch || o.device || o.sms))
-    throw UsageError(std::string("--product names the GPU: leave out ") +
-                     (o.arch ? "--arch" : o.device ? "--device" : "--sms"));
+    throw UsageError(std::string("--product names the GPU: leave out ") + (o.arch     ? "--arch"
+                                                                           : o.device ? "--device"
+                                                                                      : "--sms"));
   if ((o.cluster || o.non_portable) && (sweep_threads || o.sweep_regs || o.sweep_smem))
     throw UsageError(std::string(o.cluster ? "--cluster" : "--non-portable") +
                      " answers one launch (with a sweep over cluster sizes): leave out the "
@@ -173,9 +174,9 @@ OccupancyRequest occupancy_request(const OccupancyOptions& o) {
       std::string known;
       for (const auto& t : known_cluster_topologies())
         known += (known.empty() ? "" : ", ") + t.product;
-      throw UsageError("--product " + quote_input(*o.product) +
-                       ": no measurement of this product's GPCs is in cudatool's table (known: " +
-                       known + ")");
+      throw UsageError(
+          "--product " + quote_input(*o.product) +
+          ": no measurement of this product's GPCs is in cudatool's table (known: " + known + ")");
     }
   }
 

@@ -83,8 +83,10 @@ std::string gpcs_text(const std::vector<int>& gpcs) {
     std::size_t j = i;
     while (j < gpcs.size() && gpcs[j] == gpcs[i]) ++j;
     text += (text.empty() ? "" : ", ") + std::to_string(gpcs[i]);
-    if (j - i > 2) text += " x" + std::to_string(j - i);
-    else if (j - i == 2) text += ", " + std::to_string(gpcs[i]);
+    if (j - i > 2)
+      text += " x" + std::to_string(j - i);
+    else if (j - i == 2)
+      text += ", " + std::to_string(gpcs[i]);
     i = j;
   }
   return text;
@@ -97,8 +99,7 @@ std::string cluster_limit_text(const ClusterOccupancy& c, const ClusterTopology&
            std::to_string(non_portable ? t.max_cluster_size : t.max_portable_cluster_size) +
            " blocks, which the driver refuses";
   if (c.limited_by == "blocks") return "blocks: no block of the kernel fits on an SM";
-  if (c.limited_by == "gpc")
-    return "GPCs: none has " + std::to_string(c.cluster.size()) + " SMs";
+  if (c.limited_by == "gpc") return "GPCs: none has " + std::to_string(c.cluster.size()) + " SMs";
   if (c.limited_by == "cluster_blocks_per_sm")
     return "a cluster launch's " + std::to_string(t.max_cluster_blocks_per_sm) +
            " blocks per SM (below the kernel's " + std::to_string(c.blocks_per_sm) + ")";
@@ -108,44 +109,33 @@ std::string cluster_limit_text(const ClusterOccupancy& c, const ClusterTopology&
 // --cluster: the clusters the whole GPU holds, from the product's measured GPCs.
 void print_clusters(const OccupancyReport& report) {
   const ClusterDims& dims = *report.cluster;
-  std::cout << "
-Clusters of " << dims_text(dims) << " (" << dims.size()
+  std::cout << "\nClusters of " << dims_text(dims) << " (" << dims.size()
             << (dims.size() == 1 ? " block" : " blocks") << ")"
-            << (report.non_portable ? ", non-portable sizes allowed" : "") << ":
-";
+            << (report.non_portable ? ", non-portable sizes allowed" : "") << ":\n";
   if (!report.clusters) {
-    std::cout << "  unknown: " << report.cluster_reason << "
-  No number is given rather than a guess.
-";
+    std::cout << "  unknown: " << report.cluster_reason
+              << "\n  No number is given rather than a guess.\n";
     return;
   }
   const ClusterOccupancy& c = *report.clusters;
   const ClusterTopology& t = *report.topology;
-  std::cout << "  Active clusters on the GPU:  " << c.max_active_clusters << " ("
-            << c.active_blocks << " blocks in " << c.gpcs_used << " GPCs)
-"
+  std::cout << "  Active clusters on the GPU:  " << c.max_active_clusters << " (" << c.active_blocks
+            << " blocks in " << c.gpcs_used << " GPCs)\n"
             << "  Limited by:                  " << cluster_limit_text(c, t, report.non_portable)
-            << '
-'
+            << '\n'
             << "  Largest cluster size:        " << report.max_potential_cluster_size.value_or(0)
-            << (report.non_portable ? "" : " (portable; up to " +
-                                               std::to_string(t.max_cluster_size) +
-                                               " with --non-portable)")
-            << '
-'
-            << "  GPCs of " << t.product << ":  " << gpcs_text(t.gpc_sms) << " SMs ("
-            << t.sm_count << ")
-"
-            << "  Measured:  " << t.measured << "
-
-"
-            << "  size  clusters  blocks
-";
+            << (report.non_portable ? ""
+                                    : " (portable; up to " + std::to_string(t.max_cluster_size) +
+                                          " with --non-portable)")
+            << '\n'
+            << "  GPCs of " << t.product << ":  " << gpcs_text(t.gpc_sms) << " SMs (" << t.sm_count
+            << ")\n"
+            << "  Measured:  " << t.measured << "\n\n"
+            << "  size  clusters  blocks\n";
   for (const ClusterOccupancy& s : report.cluster_sizes)
     std::cout << "  " << right(std::to_string(s.cluster.size()), 4) << "  "
               << right(std::to_string(s.max_active_clusters), 8) << "  "
-              << right(std::to_string(s.active_blocks), 6) << '
-';
+              << right(std::to_string(s.active_blocks), 6) << '\n';
 }
 
 // Where the table does not know a value occupancy needs: which, and why; no number.

@@ -75,8 +75,8 @@ ClusterComparisonCounts compare_cluster_record(const std::string& text, const st
                                       std::max(1, required.at(2))};
       for (const auto& row : kernel.at("rows")) {
         const int threads = row.at(0).get<int>(), dynamic = row.at(1).get<int>();
-        const std::string at = name + " threads " + std::to_string(threads) + " shared " +
-                               std::to_string(dynamic);
+        const std::string at =
+            name + " threads " + std::to_string(threads) + " shared " + std::to_string(dynamic);
         const OccupancyRecord offline(table, threads,
                                       static_cast<std::size_t>(static_shared + dynamic), regs, 1);
         cmp.expect(at + " blocks per SM", row.at(2).get<int>(), offline.tb_per_mp,
@@ -147,9 +147,9 @@ ClusterComparisonCounts compare_cluster_record(const std::string& text, const st
           const std::set<int> distinct(sms.begin() + static_cast<std::ptrdiff_t>(first),
                                        sms.begin() + static_cast<std::ptrdiff_t>(first + size));
           if (static_cast<int>(distinct.size()) != size)
-            cmp.differs("placement: a cluster of " + std::to_string(size) +
-                            " ran on fewer SMs than blocks",
-                        static_cast<long long>(distinct.size()), size);
+            cmp.differs(
+                "placement: a cluster of " + std::to_string(size) + " ran on fewer SMs than blocks",
+                static_cast<long long>(distinct.size()), size);
         }
       }
       std::vector<int> groups;
@@ -165,8 +165,8 @@ ClusterComparisonCounts compare_cluster_record(const std::string& text, const st
   } catch (const nlohmann::json::exception& e) {
     throw Error(source + ": malformed record: " + e.what());
   }
-  log << source << ": " << cmp.counts.device << " (" << cmp.counts.product << "): "
-      << cmp.counts.kernels << " kernels, " << cmp.counts.per_sm << " per-SM figures, "
+  log << source << ": " << cmp.counts.device << " (" << cmp.counts.product
+      << "): " << cmp.counts.kernels << " kernels, " << cmp.counts.per_sm << " per-SM figures, "
       << cmp.counts.active_clusters << " cuOccupancyMaxActiveClusters and "
       << cmp.counts.potential_sizes << " cuOccupancyMaxPotentialClusterSize answers, "
       << cmp.counts.placements << " placements compared: " << cmp.counts.differences

@@ -15,13 +15,13 @@ namespace cudatool::tools {
 
 struct ClusterComparisonCounts {
   std::size_t kernels = 0;
-  std::size_t per_sm = 0;             // per-SM figures compared
-  std::size_t active_clusters = 0;    // cuOccupancyMaxActiveClusters answers compared
-  std::size_t potential_sizes = 0;    // cuOccupancyMaxPotentialClusterSize answers compared
-  std::size_t placements = 0;         // launches whose placement was checked
+  std::size_t per_sm = 0;           // per-SM figures compared
+  std::size_t active_clusters = 0;  // cuOccupancyMaxActiveClusters answers compared
+  std::size_t potential_sizes = 0;  // cuOccupancyMaxPotentialClusterSize answers compared
+  std::size_t placements = 0;       // launches whose placement was checked
   std::size_t differences = 0;
-  std::string device;                 // the record's device name
-  std::string product;                // the product whose GPCs answered
+  std::string device;   // the record's device name
+  std::string product;  // the product whose GPCs answered
 };
 
 // Compares the record in `text` (its name `source` for messages). Prints each difference (up

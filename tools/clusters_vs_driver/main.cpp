@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
   int failed = 0;
   for (int i = 1; i < argc; ++i) {
     try {
-      const auto c = tools::compare_cluster_record(read_input_file(argv[i], "record"), argv[i], std::cout);
+      const auto c =
+          tools::compare_cluster_record(read_input_file(argv[i], "record"), argv[i], std::cout);
       total.kernels += c.kernels;
       total.per_sm += c.per_sm;
       total.active_clusters += c.active_clusters;
@@ -33,11 +34,10 @@ int main(int argc, char** argv) {
       std::cout << "FAILED " << printable(e.what(), 400) << '\n';
     }
   }
-  std::cout << "TOTAL: " << argc - 1 << " records (" << failed << " unreadable), "
-            << total.kernels << " kernels, " << total.per_sm << " per-SM figures, "
-            << total.active_clusters << " cuOccupancyMaxActiveClusters and "
-            << total.potential_sizes << " cuOccupancyMaxPotentialClusterSize answers, "
-            << total.placements << " placements compared: " << total.differences
-            << " differences\n";
+  std::cout << "TOTAL: " << argc - 1 << " records (" << failed << " unreadable), " << total.kernels
+            << " kernels, " << total.per_sm << " per-SM figures, " << total.active_clusters
+            << " cuOccupancyMaxActiveClusters and " << total.potential_sizes
+            << " cuOccupancyMaxPotentialClusterSize answers, " << total.placements
+            << " placements compared: " << total.differences << " differences\n";
   return failed == 0 && total.differences == 0 && total.active_clusters > 0 ? 0 : 1;
 }

@@ -52,7 +52,8 @@ std::vector<ClusterTopology> load() {
     t.device_names = split(row.device_names);
     const std::string cc = row.compute_capability;
     const auto dot = cc.find('.');
-    if (dot == std::string::npos) throw Error("cluster topology table: bad compute capability " + cc);
+    if (dot == std::string::npos)
+      throw Error("cluster topology table: bad compute capability " + cc);
     t.compute_capability = {whole(cc.substr(0, dot), "major"), 0};
     const std::string minor = cc.substr(dot + 1);
     t.compute_capability.minor = minor == "0" ? 0 : whole(minor, "minor");
