@@ -502,8 +502,8 @@ NB_MODULE(_cudatool, m) {
           "cluster_occupancy",
           [](const PyOccupancyRecord& r, nb::handle cluster, bool non_portable) {
             const ClusterTopology& t = topology_of(r);
-            const ClusterOccupancy c = cluster_occupancy(t, r.record.tb_per_mp,
-                                                         cluster_dims_of(cluster), non_portable);
+            const ClusterOccupancy c =
+                cluster_occupancy(t, r.record.tb_per_mp, cluster_dims_of(cluster), non_portable);
             nb::dict d;
             d["dims"] = nb::make_tuple(c.cluster.x, c.cluster.y, c.cluster.z);
             d["max_active_clusters"] = c.max_active_clusters;
