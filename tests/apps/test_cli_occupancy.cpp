@@ -392,7 +392,7 @@ TEST(CliOccupancy, ClustersFromTheProductsMeasuredGpcs) {
 
 // No product measured: null numbers and the reason, never an estimate.
 TEST(CliOccupancy, ClustersUnknownWhereNoProductIsMeasured) {
-  for (const std::vector<std::string> where :
+  for (const std::vector<std::string>& where :
        {std::vector<std::string>{"--arch", "sm_100"},
         std::vector<std::string>{"--arch", "sm_90", "--sms", "114"}}) {
     std::vector<std::string> args = where;
