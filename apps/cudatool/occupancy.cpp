@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "command.hpp"
+#include "cudatool/compile/driver_clusters.hpp"
+#include "cudatool/device/context.hpp"
 #include "cudatool/device/device_cache.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/cluster_occupancy.hpp"
@@ -32,6 +34,30 @@ std::vector<std::string> cluster_product_names() {
   return names;
 }
 
+// --device --cluster: the driver's own answers, for a stand-in kernel of the launch's blocks
+// per SM; where the driver cannot answer, the reason (the measured GPCs' answer stays).
+void ask_driver_for_clusters(OccupancyReport& report, const Device& device) {
+  const int blocks = report.record->tb_per_mp;
+  if (report.devdata.properties().compute_capability.major < 9) {
+    report.driver_error = "compute capability " +
+                          report.devdata.properties().compute_capability.str() +
+                          " has no thread-block clusters";
+    return;
+  }
+  if (blocks == 0) {
+    report.driver_error = "no block of the launch fits on an SM";
+    return;
+  }
+  try {
+    const Context context(device);
+    const ClusterDims& c = *report.cluster;
+    report.driver_clusters = driver_cluster_occupancy(
+        context, blocks, c.x, c.y, c.z, report.non_portable, report.non_portable ? 16 : 8);
+  } catch (const Error& e) {
+    report.driver_error = e.what();
+  }
+}
+
 // --product: its architecture's table row with the product's SM count.
 DeviceData product_data(const ClusterTopology& product) {
   DeviceProperties p = DeviceData(product.compute_capability.sm(), "--product").properties();
@@ -43,6 +69,7 @@ DeviceData product_data(const ClusterTopology& product) {
 ExitStatus run(const OccupancyOptions& o, TableFormat format) {
   // Flags first: a malformed value is a usage error even where no GPU is.
   OccupancyRequest request = occupancy_request(o);
+  std::optional<Device> live;
   const auto device_data = [&]() -> std::pair<DeviceData, std::string> {
     // The table only, no driver: --arch as given, or the kernel's image's architecture.
     if (o.arch) return {DeviceData(*o.arch, "--arch"), ""};
@@ -50,6 +77,7 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
     if (request.source && !o.device) return {DeviceData(request.source->arch, "architecture"), ""};
     use_device_cache(o.fresh, "--fresh");
     const Device device = select_device(o.device, "--device");
+    live = device;
     return {DeviceData(device), "device " + std::to_string(device.ordinal())};
   };
   auto [devdata, where] = device_data();
@@ -66,6 +94,7 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
                          .non_portable = request.non_portable,
                          .topology = request.product};
   answer_occupancy(report, std::move(request.block_sizes), o.regs.has_value(), o.smem.has_value());
+  if (live && report.cluster && report.record) ask_driver_for_clusters(report, *live);
   if (format == TableFormat::json)
     print_occupancy_json(report);
   else if (format == TableFormat::text)

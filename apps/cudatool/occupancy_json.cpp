@@ -144,8 +144,13 @@ void add_clusters(nlohmann::json& out, const OccupancyReport& report) {
                      {"max_active_clusters", s.max_active_clusters},
                      {"active_blocks", s.active_blocks},
                      {"limited_by", s.limited_by}});
-  out["max_active_clusters"] = c ? or_null(c->max_active_clusters) : nullptr;
-  out["max_potential_cluster_size"] = or_null(report.max_potential_cluster_size);
+  // The driver's own answers win where it gave them (--device).
+  const DriverClusterAnswer* d = report.driver_clusters ? &*report.driver_clusters : nullptr;
+  out["max_active_clusters"] = d   ? nlohmann::json(d->max_active_clusters)
+                               : c ? nlohmann::json(c->max_active_clusters)
+                                   : nlohmann::json(nullptr);
+  out["max_potential_cluster_size"] = d ? nlohmann::json(d->max_potential_cluster_size)
+                                        : or_null(report.max_potential_cluster_size);
   out["cluster"] = {
       {"dims", dims.array()},
       {"size", dims.size()},
@@ -160,6 +165,18 @@ void add_clusters(nlohmann::json& out, const OccupancyReport& report) {
       {"gpcs_used", c ? or_null(c->gpcs_used) : nullptr},
       {"limited_by", c ? nlohmann::json(c->limited_by) : nlohmann::json(nullptr)},
       {"sizes", sizes},
+      {"source", d   ? "driver"
+                 : c ? "measured"
+                     : nullptr},
+      {"measured_max_active_clusters", c ? or_null(c->max_active_clusters) : nullptr},
+      {"driver", d ? nlohmann::json{{"max_active_clusters", d->max_active_clusters},
+                                    {"max_potential_cluster_size", d->max_potential_cluster_size},
+                                    {"sizes", d->by_size},
+                                    {"stand_in_blocks_per_sm", d->stand_in_blocks_per_sm},
+                                    {"stand_in_shared_memory", d->stand_in_shared_memory}}
+                   : nlohmann::json(nullptr)},
+      {"driver_error",
+       report.driver_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.driver_error)},
   };
 }
 

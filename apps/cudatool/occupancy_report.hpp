@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cudatool/binary/kernel_scan.hpp"
+#include "cudatool/compile/driver_clusters.hpp"
 #include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
@@ -60,6 +61,10 @@ struct OccupancyReport {
   std::optional<ClusterOccupancy> clusters = {};
   std::vector<ClusterOccupancy> cluster_sizes = {};  // sizes 1..the kernel's maximum
   std::optional<int> max_potential_cluster_size = {};
+  // --device: the driver's own answers (compile/driver_clusters.hpp), which win over the
+  // measured GPCs' where both exist, or why the driver gave none.
+  std::optional<DriverClusterAnswer> driver_clusters = {};
+  std::string driver_error = {};
 };
 
 // The library's answer to the report's question, filled in: the occupancy_unknown() values

@@ -112,6 +112,24 @@ void print_clusters(const OccupancyReport& report) {
   std::cout << "\nClusters of " << dims_text(dims) << " (" << dims.size()
             << (dims.size() == 1 ? " block" : " blocks") << ")"
             << (report.non_portable ? ", non-portable sizes allowed" : "") << ":\n";
+  if (const auto& d = report.driver_clusters) {
+    std::cout << "  Active clusters on the GPU:  " << d->max_active_clusters
+              << " (the driver: cuOccupancyMaxActiveClusters for a stand-in kernel of "
+              << d->stand_in_blocks_per_sm << " blocks per SM)\n"
+              << "  Largest cluster size:        " << d->max_potential_cluster_size
+              << " (the driver)\n";
+    if (report.clusters && report.clusters->max_active_clusters != d->max_active_clusters)
+      std::cout << "  The measured GPCs of " << report.topology->product << " give "
+                << report.clusters->max_active_clusters
+                << ": this GPU differs from the measurement; the driver is right.\n";
+    std::cout << "  size  clusters  (the driver)\n";
+    for (std::size_t i = 0; i < d->by_size.size(); ++i)
+      std::cout << "  " << right(std::to_string(i + 1), 4) << "  "
+                << right(std::to_string(d->by_size[i]), 8) << '\n';
+    return;
+  }
+  if (!report.driver_error.empty())
+    std::cout << "  The driver gave no answer: " << report.driver_error << '\n';
   if (!report.clusters) {
     std::cout << "  unknown: " << report.cluster_reason
               << "\n  No number is given rather than a guess.\n";
