@@ -126,6 +126,20 @@ OccupancyRequest occupancy_request(const OccupancyOptions& o) {
   // The grammar first; whether the table has the architecture is checked where it is read.
   const std::optional<Arch> arch_flag =
       o.arch ? std::optional<Arch>(Arch::parse(*o.arch, "--arch")) : std::nullopt;
+  std::optional<ClusterDims> cluster =
+      o.cluster ? std::optional<ClusterDims>(parse_cluster(*o.cluster)) : std::nullopt;
+  const ClusterTopology* product = nullptr;
+  if (o.product) {
+    product = find_cluster_topology(*o.product);
+    if (!product) {
+      std::string known;
+      for (const auto& t : known_cluster_topologies())
+        known += (known.empty() ? "" : ", ") + t.product;
+      throw UsageError(
+          "--product " + quote_input(*o.product) +
+          ": no measurement of this product's GPCs is in cudatool's table (known: " + known + ")");
+    }
+  }
   if (o.kernel_from.has_value() != o.kernel.has_value())
     throw UsageError("--kernel-from FILE and --kernel NAME go together");
   std::optional<KernelSource> source;
@@ -144,8 +158,6 @@ OccupancyRequest occupancy_request(const OccupancyOptions& o) {
   if (question == OccupancyQuestion::block_sizes && o.sweep_list != "all")
     block_sizes = parse_block_size_list(o.sweep_list);
 
-  std::optional<ClusterDims> cluster =
-      o.cluster ? std::optional<ClusterDims>(parse_cluster(*o.cluster)) : std::nullopt;
   bool non_portable = o.non_portable;
   if (source && source->kernel.bounds.cluster && question == OccupancyQuestion::launch) {
     // The kernel's compile-time dimensions are the launch's; the compiler accepted them, so
@@ -167,19 +179,6 @@ OccupancyRequest occupancy_request(const OccupancyOptions& o) {
                      " blocks is above the portable cluster size of 8; a kernel that allows "
                      "non-portable sizes (cudaFuncAttributeNonPortableClusterSizeAllowed) may "
                      "use up to 16 on Hopper: add --non-portable");
-  const ClusterTopology* product = nullptr;
-  if (o.product) {
-    product = find_cluster_topology(*o.product);
-    if (!product) {
-      std::string known;
-      for (const auto& t : known_cluster_topologies())
-        known += (known.empty() ? "" : ", ") + t.product;
-      throw UsageError(
-          "--product " + quote_input(*o.product) +
-          ": no measurement of this product's GPCs is in cudatool's table (known: " + known + ")");
-    }
-  }
-
   return {.question = question,
           .threads = o.threads ? std::optional<int>(threads) : std::nullopt,
           .registers = registers,
