@@ -431,3 +431,23 @@ TEST(CliOccupancy, ClusterFlagsThatContradict) {
 }
 
 }  // namespace
+
+namespace {
+
+// --device --cluster with a driver that cannot answer (the fake has no
+// cuOccupancyMaxActiveClusters) on a product nobody measured: null numbers, and both reasons.
+TEST(CliOccupancy, DeviceClustersWithoutTheDriversAnswer) {
+  const auto r = occupancy({"--device", "0", "--threads", "256", "--cluster", "2", "--json"},
+                           with_fake_driver({{"FAKE_CUDA_DEVICES", "9.0"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j.at("max_active_clusters"), nullptr);
+  EXPECT_EQ(j.at("cluster").at("source"), nullptr);
+  EXPECT_EQ(j.at("cluster").at("driver"), nullptr);
+  EXPECT_TRUE(contains(j.at("cluster").at("driver_error").get<std::string>(),
+                       "cuOccupancyMaxActiveClusters"))
+      << r.out;
+  EXPECT_TRUE(contains(j.at("cluster").at("reason").get<std::string>(), "unknown")) << r.out;
+}
+
+}  // namespace
