@@ -16,6 +16,8 @@ namespace {
 
 // The driver's error for a cluster size the kernel may not launch.
 constexpr int kInvalidClusterSize = 912;  // CUDA_ERROR_INVALID_CLUSTER_SIZE
+// The grid record_clusters.cu gives cuOccupancyMaxPotentialClusterSize: 48x1x1.
+constexpr int kPotentialGridX = 48;
 
 struct Comparer {
   std::ostream& log;
@@ -82,9 +84,14 @@ ClusterComparisonCounts compare_cluster_record(const std::string& text, const st
         cmp.expect(at + " blocks per SM", row.at(2).get<int>(), offline.tb_per_mp,
                    cmp.counts.per_sm);
         if (name == "live_0") per_sm_of_live_0[{threads, dynamic}] = offline.tb_per_mp;
-        // Recorded with non-portable sizes allowed; the driver ignores compile-time dims here.
+        // Recorded with non-portable sizes allowed, for a grid of 48x1x1; the driver ignores
+        // compile-time dims here, except that it refuses a grid that is not a multiple of
+        // them (2x2x1: CUDA_ERROR_INVALID_CLUSTER_SIZE).
+        const bool grid_fits = !compiled || (kPotentialGridX % compiled_dims.x == 0 &&
+                                             compiled_dims.y == 1 && compiled_dims.z == 1);
         cmp.expect(at + " max potential cluster size", row.at(3).get<int>(),
-                   max_potential_cluster_size(*topology, offline.tb_per_mp, true),
+                   grid_fits ? max_potential_cluster_size(*topology, offline.tb_per_mp, true)
+                             : -kInvalidClusterSize,
                    cmp.counts.potential_sizes);
         if (compiled) {
           const auto c = cluster_occupancy(*topology, offline.tb_per_mp, compiled_dims, true);
