@@ -165,9 +165,9 @@ void add_clusters(nlohmann::json& out, const OccupancyReport& report) {
       {"gpcs_used", c ? or_null(c->gpcs_used) : nullptr},
       {"limited_by", c ? nlohmann::json(c->limited_by) : nlohmann::json(nullptr)},
       {"sizes", sizes},
-      {"source", d   ? "driver"
-                 : c ? "measured"
-                     : nullptr},
+      {"source", d   ? nlohmann::json("driver")
+                 : c ? nlohmann::json("measured")
+                     : nlohmann::json(nullptr)},
       {"measured_max_active_clusters", c ? or_null(c->max_active_clusters) : nullptr},
       {"driver", d ? nlohmann::json{{"max_active_clusters", d->max_active_clusters},
                                     {"max_potential_cluster_size", d->max_potential_cluster_size},
