@@ -148,7 +148,7 @@ void print_clusters(const OccupancyReport& report) {
             << '\n'
             << "  GPCs of " << t.product << ":  " << gpcs_text(t.gpc_sms) << " SMs (" << t.sm_count
             << ")\n"
-            << "  Measured:  " << t.measured << "\n\n"
+            << "  Measured:  " << t.measured.substr(0, t.measured.find("; ")) << "\n\n"
             << "  size  clusters  blocks\n";
   for (const ClusterOccupancy& s : report.cluster_sizes)
     std::cout << "  " << right(std::to_string(s.cluster.size()), 4) << "  "
