@@ -19,15 +19,15 @@
 #include <string>
 #include <vector>
 
-#define CHECK_CU(x)                                                           \
-  do {                                                                        \
-    CUresult r_ = (x);                                                        \
-    if (r_ != CUDA_SUCCESS) {                                                 \
-      const char* s_ = nullptr;                                               \
-      cuGetErrorName(r_, &s_);                                                \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_);     \
-      std::exit(1);                                                           \
-    }                                                                         \
+#define CHECK_CU(x)                                                       \
+  do {                                                                    \
+    CUresult r_ = (x);                                                    \
+    if (r_ != CUDA_SUCCESS) {                                             \
+      const char* s_ = nullptr;                                           \
+      cuGetErrorName(r_, &s_);                                            \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, s_); \
+      std::exit(1);                                                       \
+    }                                                                     \
   } while (0)
 #define CHECK_RT(x)                                                                           \
   do {                                                                                        \
@@ -56,12 +56,24 @@ __global__ void live_values(float* out, const float* in, int rounds) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
-__global__ void __cluster_dims__(2, 1, 1) dims_2(float* out) { out[threadIdx.x] = 1; }
-__global__ void __cluster_dims__(4, 1, 1) dims_4(float* out) { out[threadIdx.x] = 1; }
-__global__ void __cluster_dims__(8, 1, 1) dims_8(float* out) { out[threadIdx.x] = 1; }
-__global__ void __cluster_dims__(2, 2, 1) dims_2x2(float* out) { out[threadIdx.x] = 1; }
-__global__ void __cluster_dims__(3, 1, 1) dims_3(float* out) { out[threadIdx.x] = 1; }
-__global__ void __cluster_dims__(16, 1, 1) dims_16(float* out) { out[threadIdx.x] = 1; }
+__global__ void __cluster_dims__(2, 1, 1) dims_2(float* out) {
+  out[threadIdx.x] = 1;
+}
+__global__ void __cluster_dims__(4, 1, 1) dims_4(float* out) {
+  out[threadIdx.x] = 1;
+}
+__global__ void __cluster_dims__(8, 1, 1) dims_8(float* out) {
+  out[threadIdx.x] = 1;
+}
+__global__ void __cluster_dims__(2, 2, 1) dims_2x2(float* out) {
+  out[threadIdx.x] = 1;
+}
+__global__ void __cluster_dims__(3, 1, 1) dims_3(float* out) {
+  out[threadIdx.x] = 1;
+}
+__global__ void __cluster_dims__(16, 1, 1) dims_16(float* out) {
+  out[threadIdx.x] = 1;
+}
 __global__ void __launch_bounds__(256, 2) __cluster_dims__(4, 1, 1) dims_4_lb(float* out) {
   __shared__ float tile[4096];
   tile[threadIdx.x] = out[threadIdx.x];
@@ -147,9 +159,10 @@ int main() {
   const int sms = attr(dev, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   const int optin = attr(dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
   std::printf("{\n\"schema\": \"cudatool-clusters-record-1\",\n");
-  std::printf("\"device\": {\"name\": \"%s\", \"driver_version\": %d, \"compute_capability\": \"%d.%d\"",
-              name, driver, attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-              attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+  std::printf(
+      "\"device\": {\"name\": \"%s\", \"driver_version\": %d, \"compute_capability\": \"%d.%d\"",
+      name, driver, attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+      attr(dev, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
   std::printf(", \"sm_count\": %d, \"cluster_launch\": %d", sms,
               attr(dev, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH));
   std::printf(", \"max_blocks_per_multiprocessor\": %d, \"max_threads_per_multiprocessor\": %d",
@@ -179,9 +192,9 @@ int main() {
       {"dims_16", reinterpret_cast<const void*>(&dims_16), false},
       {"dims_4_lb", reinterpret_cast<const void*>(&dims_4_lb), false},
   };
-  std::vector<int> smem_sizes = {0,     1024,  4096,   8192,   12288,  16384,  24576,  32768,
-                                 40960, 49152, 65536,  81920,  100000, 116736, 131072, 150000,
-                                 163840, 200000, 220000, optin};
+  std::vector<int> smem_sizes = {0,      1024,   4096,   8192,   12288,  16384,  24576,
+                                 32768,  40960,  49152,  65536,  81920,  100000, 116736,
+                                 131072, 150000, 163840, 200000, 220000, optin};
   std::printf(",\n\"kernels\": [");
   bool first_kernel = true;
   for (const Kernel& k : kernels) {
@@ -194,8 +207,8 @@ int main() {
     const int potential_portable_16 = potential_size(f, 128, 0);
     CHECK_CU(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1));
     const int max_threads = fattr(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    std::printf("%s\n{\"name\": \"%s\", \"num_regs\": %d, \"static_shared\": %d, \"local\": %d", first_kernel ? "" : ",",
-                k.name, fattr(f, CU_FUNC_ATTRIBUTE_NUM_REGS), static_smem,
+    std::printf("%s\n{\"name\": \"%s\", \"num_regs\": %d, \"static_shared\": %d, \"local\": %d",
+                first_kernel ? "" : ",", k.name, fattr(f, CU_FUNC_ATTRIBUTE_NUM_REGS), static_smem,
                 fattr(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES));
     first_kernel = false;
     std::printf(", \"max_threads_per_block\": %d, \"required_cluster\": [%d, %d, %d]", max_threads,
@@ -215,7 +228,8 @@ int main() {
         if (smem + static_smem > optin) continue;
         const int dyn = smem == optin ? optin - static_smem : smem;
         int per_sm = 0;
-        CUresult r = cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&per_sm, f, threads, dyn, 0);
+        CUresult r =
+            cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(&per_sm, f, threads, dyn, 0);
         if (r != CUDA_SUCCESS) per_sm = -static_cast<int>(r);
         std::printf("%s\n  [%d, %d, %d, %d", first_row ? "" : ",", threads, dyn, per_sm,
                     potential_size(f, threads, dyn));
@@ -224,9 +238,12 @@ int main() {
           for (int c = 1; c <= 16; ++c)
             std::printf(", %d", active_clusters(f, threads, dyn, c, 1, 1, true));
         } else {
-          std::printf(", %d", active_clusters(f, threads, dyn, fattr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH),
-                                              std::max(1, fattr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT)),
-                                              std::max(1, fattr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)), false, 4));
+          std::printf(
+              ", %d",
+              active_clusters(f, threads, dyn, fattr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH),
+                              std::max(1, fattr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT)),
+                              std::max(1, fattr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH)),
+                              false, 4));
         }
         std::printf("]");
       }
@@ -308,8 +325,9 @@ int main() {
       CHECK_RT(cudaMemcpy(cl.data(), d_cl, blocks * sizeof(unsigned), cudaMemcpyDeviceToHost));
       cudaFree(d_sm);
       cudaFree(d_cl);
-      std::printf("%s\n {\"cluster\": %d, \"dynamic_shared\": %d, \"clusters\": %d, \"sm_of_block\": [",
-                  first_p ? "" : ",", c, smem, clusters);
+      std::printf(
+          "%s\n {\"cluster\": %d, \"dynamic_shared\": %d, \"clusters\": %d, \"sm_of_block\": [",
+          first_p ? "" : ",", c, smem, clusters);
       first_p = false;
       for (int b = 0; b < blocks; ++b) std::printf("%s%u", b ? "," : "", sm[b]);
       std::printf("]}");
@@ -326,8 +344,7 @@ int main() {
   for (auto& [root, members] : groups) {
     std::printf("%s\n [", fg ? "" : ",");
     fg = false;
-    for (std::size_t i = 0; i < members.size(); ++i)
-      std::printf("%s%d", i ? "," : "", members[i]);
+    for (std::size_t i = 0; i < members.size(); ++i) std::printf("%s%d", i ? "," : "", members[i]);
     std::printf("]");
   }
   std::printf("\n]\n}\n");
