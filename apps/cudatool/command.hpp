@@ -105,6 +105,7 @@ Command add_bench_pool(CLI::App& root, GlobalOptions& global);
 Command add_completion(CLI::App& root, GlobalOptions& global);
 Command add_check(CLI::App& root, GlobalOptions& global);
 Command add_kernels(CLI::App& root, GlobalOptions& global);
+Command add_compat(CLI::App& root, GlobalOptions& global);
 
 // The whole command line (commands.cpp): the version flag, the footer and every subcommand
 // above, for the executable and for the in-process runner alike.

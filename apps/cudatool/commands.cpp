@@ -23,12 +23,14 @@ std::vector<Command> add_commands(CLI::App& root, GlobalOptions& global) {
   root.footer(
       "Exit codes: 0 ok, 1 internal error, 2 usage, 3 no driver, 4 no device or "
       "requirement unmet, 5 CUDA error, 6 compile error, 7 out of memory, 8 mismatch, 9 a check "
-      "failed (cudatool check), 10 an unreadable entry in a readable file (cudatool kernels). "
+      "failed (cudatool check), 10 an unreadable entry in a readable file (cudatool kernels, "
+      "compat), 11 some code cannot run on a target GPU (cudatool compat), 12 some code runs only "
+      "by JIT and --require native (cudatool compat). "
       "See cudatool(1).");
   return {
       add_devices(root, global),    add_attrs(root, global),     add_compile(root, global),
       add_bench_pool(root, global), add_occupancy(root, global), add_kernels(root, global),
-      add_completion(root, global), add_check(root, global),
+      add_completion(root, global), add_check(root, global),     add_compat(root, global),
   };
 }
 

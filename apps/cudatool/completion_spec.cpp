@@ -32,7 +32,8 @@ std::vector<std::string> option_choices(CLI::Option& option) {
 // What the parser cannot tell: which values are files and directories. Everything else that
 // takes a value completes to its validator's choices, or to nothing.
 ValueKind value_kind(const std::string& name) {
-  if (name == "output" || name == "file" || name == "FILE" || name == "kernel-from")
+  if (name == "output" || name == "file" || name == "FILE" || name == "PATH" ||
+      name == "kernel-from")
     return ValueKind::file;
   if (name == "include-dir" || name == "cache-dir" || name == "build-dir")
     return ValueKind::directory;

@@ -48,6 +48,10 @@ std::string_view exit_status_name(ExitStatus s) noexcept {
       return "check_failed";
     case ExitStatus::unreadable_entry:
       return "unreadable_entry";
+    case ExitStatus::incompatible:
+      return "incompatible";
+    case ExitStatus::needs_jit:
+      return "needs_jit";
   }
   return "unknown";
 }

@@ -23,6 +23,11 @@ enum class ExitStatus : int {
   // `kernels`: every file was read, but some CUDA images inside could not be (damaged or of
   // an unknown form); the others were reported.
   unreadable_entry = 10,
+  // `compat`: some code cannot run on a target GPU (no code for it, PTX too new for the
+  // driver, JIT disabled, a CUDA runtime newer than the driver).
+  incompatible = 11,
+  // `compat --require native`: all can run, but some only by JIT-compiling PTX.
+  needs_jit = 12,
 };
 
 constexpr int to_int(ExitStatus s) {

@@ -71,6 +71,8 @@ inline std::string_view image_kind_name(ImageKind kind) {
       return "elf";
     case ImageKind::ptx:
       return "ptx";
+    case ImageKind::lto_ir:
+      return "lto_ir";
     case ImageKind::unknown:
       break;
   }

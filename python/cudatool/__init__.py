@@ -38,7 +38,16 @@ from ._errors import (
     UnknownValueError,
     UsageError,
 )
-from ._results import Attributes, CheckReport, Compiled, Devices, Kernels, Occupancy, Result
+from ._results import (
+    Attributes,
+    CheckReport,
+    CompatReport,
+    Compiled,
+    Devices,
+    Kernels,
+    Occupancy,
+    Result,
+)
 
 __version__: str = _cudatool.__version__
 
@@ -66,6 +75,8 @@ __all__ = [
     "Kernels",
     "Compiled",
     "CheckReport",
+    "CompatReport",
+    "compat",
     "Error",
     "LogicError",
     "UsageError",
@@ -341,3 +352,46 @@ def _check_failure_message(document: dict, err: list[str]) -> str:
     if failing:
         return "check failed: " + "; ".join(failing)
     return err[-1] if err else "check failed"
+
+
+def compat(
+    paths: PathLike | Iterable[PathLike] = (),
+    arch: str | Iterable[str] | None = None,
+    driver: str | None = None,
+    cuda: str | None = None,
+    require_native: bool = False,
+    ptx_jit: str | None = None,
+    python: bool = False,
+    containers: bool = False,
+) -> CompatReport:
+    """Will the CUDA code in these files, directories, wheels or Python environments run on
+    these GPUs (``cudatool compat --json``): the visible GPUs, or ``arch`` (architectures,
+    compute capabilities or products: ``"H100"``, ``["sm_80", "8.6"]``); this machine's
+    driver, or ``driver`` (``"535.104.05"``) or ``cuda`` (``"12.2"``). ``python``: the
+    active environment. ``ptx_jit``: ``"normal"``, ``"force"`` or ``"disable"`` (default:
+    as CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT are set). Headers only; no GPU with
+    ``arch``. ``exit_status`` is 11 where some code cannot run."""
+    import json
+
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    arguments = ["compat", "--json"]
+    if arch is not None:
+        arguments += ["--arch", arch if isinstance(arch, str) else ",".join(arch)]
+    if driver is not None:
+        arguments += ["--driver", str(driver)]
+    if cuda is not None:
+        arguments += ["--cuda", str(cuda)]
+    if require_native:
+        arguments += ["--require", "native"]
+    if ptx_jit is not None:
+        arguments += ["--ptx-jit", str(ptx_jit)]
+    if python:
+        arguments.append("--python")
+    if containers:
+        arguments.append("--containers")
+    arguments += ["--", *(os.fsdecode(p) for p in paths)]
+    status, out, err = _run(arguments)
+    if status not in (0, 10, 11, 12):
+        raise Error(err[-1] if err else f"cudatool compat exited {status}")
+    return CompatReport(json.loads(out), status)

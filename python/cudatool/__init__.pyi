@@ -28,6 +28,8 @@ __all__ = [
     "Kernels",
     "Compiled",
     "CheckReport",
+    "CompatReport",
+    "compat",
     "Error",
     "LogicError",
     "UsageError",
@@ -161,6 +163,12 @@ class CheckReport(Result):
     passed: bool
     def __init__(self, document: dict[str, Any], passed: bool) -> None: ...
 
+class CompatReport(Result):
+    exit_status: int
+    def __init__(self, document: dict[str, Any], exit_status: int) -> None: ...
+    @property
+    def ok(self) -> bool: ...
+
 def sweep_block_sizes(devdata: DeviceData, block_sizes: Sequence[int] | None = None,
                       shared_mem: int = 0, registers: int = 0,
                       block_barriers: int = 1) -> Occupancy: ...
@@ -185,6 +193,10 @@ def check(device: int | str | Iterable[int | str] | None = None,
           only: Iterable[str] | None = None, skip: Iterable[str] | None = None,
           strict: bool = False, raise_on_failure: bool = False,
           options: Sequence[str] = ()) -> CheckReport: ...
+def compat(paths: _PathLike | Iterable[_PathLike] = (), arch: str | Iterable[str] | None = None,
+           driver: str | None = None, cuda: str | None = None, require_native: bool = False,
+           ptx_jit: str | None = None, python: bool = False,
+           containers: bool = False) -> CompatReport: ...
 
 class Error(Exception):
     exit_code: int

@@ -134,3 +134,22 @@ class CheckReport(Result):
     def __init__(self, document: dict, passed: bool) -> None:
         super().__init__(document)
         self.passed = passed
+
+
+class CompatReport(Result):
+    """``cudatool compat --json``: per file, whether its CUDA code runs on each target GPU
+    (``native``, ``jit``, ``cannot_run``), why not, and the fix.
+
+    ``exit_status`` is the command's: 0 all can run, 11 some cannot, 12 some only by JIT
+    under ``require_native``, 10 something could not be read. ``ok`` is ``exit_status == 0``.
+    """
+
+    __slots__ = ("exit_status",)
+
+    def __init__(self, document: dict, exit_status: int) -> None:
+        super().__init__(document)
+        self.exit_status = exit_status
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0

@@ -69,6 +69,9 @@ class ElfFile {
   ByteReader section_reader(const ElfSection& s) const;
   // The symbols of the first SHT_SYMTAB section (empty when there is none).
   std::vector<ElfSymbol> symbols() const;
+  // The DT_NEEDED names of the SHT_DYNAMIC section (libcudart.so.12), in order; empty where
+  // there is none. Names are views into the image.
+  std::vector<std::string_view> needed_libraries() const;
 
  private:
   ByteReader reader_;

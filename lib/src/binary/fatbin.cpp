@@ -31,7 +31,16 @@ constexpr std::uint64_t kFlagArchF = 0x200000;
 }  // namespace
 
 ImageKind FatbinEntry::image_kind() const {
-  return kind == 2 ? ImageKind::elf : kind == 1 ? ImageKind::ptx : ImageKind::unknown;
+  switch (kind) {
+    case 1:
+      return ImageKind::ptx;
+    case 2:
+      return ImageKind::elf;
+    case 8:
+      return ImageKind::lto_ir;
+    default:
+      return ImageKind::unknown;
+  }
 }
 
 bool looks_like_fatbin_container(const ByteReader& r, std::uint64_t offset) {
@@ -79,6 +88,11 @@ FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset)
     const std::uint32_t compressed = body.u32(p + 16, "fatbin entry compressed size");
     const std::uint32_t sm = body.u32(p + 28, "fatbin entry architecture");
     e.flags = body.u64(p + 40, "fatbin entry flags");
+    if (e.kind == 1) {
+      const std::uint16_t minor = body.u16(p + 24, "fatbin entry PTX version");
+      const std::uint16_t major = body.u16(p + 26, "fatbin entry PTX version");
+      if (major > 0 && major < 100 && minor < 100) e.ptx_version = PtxVersion{major, minor};
+    }
     e.decompressed_size = body.u64(p + 56, "fatbin entry decompressed size");
     if (e.flags & kFlagZstd)
       e.compression = FatbinCompression::zstd;
@@ -97,7 +111,8 @@ FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset)
     const int number = static_cast<int>(sm);
     if (number < 0 || number > 100000)
       body.fail(p + 28, "fatbin entry architecture " + std::to_string(number) + " is absurd");
-    e.arch.code = e.kind == 1 ? Arch::Code::ptx : Arch::Code::sass;
+    // PTX and LTO-IR are for a virtual architecture (compute_80, lto_80).
+    e.arch.code = e.kind == 1 || e.kind == 8 ? Arch::Code::ptx : Arch::Code::sass;
     e.arch.cc = {number / 10, number % 10};
     if (e.flags & kFlagArchA)
       e.arch.variant = Arch::Variant::a;
@@ -420,6 +435,40 @@ std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
                        " bytes, the entry declares " + std::to_string(e.decompressed_size));
   }
   return std::span<const std::uint8_t>(out, size);
+}
+
+std::span<const std::uint8_t> Decompressor::prefix(const FatbinEntry& e, std::size_t size,
+                                                   const std::string& source) {
+  if (e.compression == FatbinCompression::none) return e.payload.first(std::min(size, e.payload.size()));
+  const auto where = [&] {
+    return source + ": " + e.arch.str() + " entry at offset " + hex(e.offset) + ": ";
+  };
+  size = static_cast<std::size_t>(std::min<std::uint64_t>(size, e.decompressed_size));
+  prefix_.resize(size);
+  if (e.compression == FatbinCompression::zstd) {
+    auto* dctx = static_cast<ZSTD_DCtx*>(zstd_);
+    ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+    ZSTD_inBuffer in{e.payload.data(), e.payload.size(), 0};
+    ZSTD_outBuffer out{prefix_.data(), size, 0};
+    // One block at a time until the prefix is full, the frame ends or the input does.
+    while (out.pos < out.size) {
+      const std::size_t before_in = in.pos, before_out = out.pos;
+      const std::size_t r = ZSTD_decompressStream(dctx, &out, &in);
+      if (ZSTD_isError(r))
+        throw UsageError(where() + "corrupt zstd data (" + ZSTD_getErrorName(r) + ")");
+      if (r == 0 || (in.pos == before_in && out.pos == before_out)) break;
+    }
+    prefix_.resize(out.pos);
+  } else {
+    if (e.payload.size() > 0x7fffffffu || size > 0x7fffffffu)
+      throw UsageError(where() + "LZ4 entry larger than 2 GiB");
+    const int n = LZ4_decompress_safe_partial(
+        reinterpret_cast<const char*>(e.payload.data()), reinterpret_cast<char*>(prefix_.data()),
+        static_cast<int>(e.payload.size()), static_cast<int>(size), static_cast<int>(size));
+    if (n < 0) throw UsageError(where() + "corrupt LZ4 data");
+    prefix_.resize(static_cast<std::size_t>(n));
+  }
+  return prefix_;
 }
 
 }  // namespace cudatool

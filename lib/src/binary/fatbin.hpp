@@ -4,8 +4,11 @@
 //   container header, 16 bytes: u32 magic 0xBA55ED50, u16 version (1), u16 header size
 //     (16), u64 size of the entries that follow
 //   entry header, at least 64 bytes:
-//     +0 u16 kind (1 PTX, 2 ELF)   +2 u16 version   +4 u32 header size   +8 u64 payload size
-//     +16 u32 compressed size (where compressed)   +28 u32 architecture (90 for sm_90)
+//     +0 u16 kind (1 PTX, 2 ELF, 8 LTO-IR)   +2 u16 version   +4 u32 header size
+//     +8 u64 payload size
+//     +16 u32 compressed size (where compressed)   +24 u16 minor, +26 u16 major: a PTX
+//          entry's ISA version (fatbinary writes the text's `.version` there; 9.0 from
+//          CUDA 13.0)   +28 u32 architecture (90 for sm_90)
 //     +40 u64 flags: 0x2000 LZ4 (nvcc --compress-mode speed), 0x8000 zstd (the default),
 //          0x100000 an "a" variant (sm_90a), 0x200000 an "f" one (sm_100f)
 //     +56 u64 decompressed size
@@ -17,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -31,7 +35,7 @@ namespace cudatool {
 inline constexpr std::uint32_t kFatbinMagic = 0xBA55ED50;
 
 struct FatbinEntry {
-  std::uint16_t kind = 0;  // 1 PTX, 2 ELF, anything else unknown
+  std::uint16_t kind = 0;  // 1 PTX, 2 ELF, 8 LTO-IR, anything else unknown
   // sm_90a (ELF), compute_90 (PTX): the entry's number (0 to 100000, so possibly outside
   // Arch's grammar, such as sm_5 in a malformed file) and its variant flag.
   Arch arch;
@@ -40,7 +44,8 @@ struct FatbinEntry {
   std::uint64_t offset = 0;               // of the entry header, in the reader's source
   std::span<const std::uint8_t> payload;  // the stored bytes (compressed where compressed)
   std::uint64_t decompressed_size = 0;    // the declared size; payload.size() when stored plain
-  ImageKind image_kind() const;           // 2 elf, 1 ptx, anything else unknown
+  std::optional<PtxVersion> ptx_version;  // PTX: the ISA version the header records, if any
+  ImageKind image_kind() const;           // 2 elf, 1 ptx, 8 lto_ir, anything else unknown
 };
 
 struct FatbinContainer {
@@ -141,12 +146,20 @@ class Decompressor {
   // data, a size that does not match, a size over kDecompressedBytesLimit. May wait for
   // other threads' Decompressors to free their buffers (kDecompressedBytesLimit).
   std::span<const std::uint8_t> contents(const FatbinEntry& entry, const std::string& source);
+  // At most the first `size` bytes of the entry's contents, decompressing no more than that
+  // needs (a PTX entry's `.version` and `.target` lines, a CUBIN's ELF header): the payload
+  // itself when stored plain, else a zstd block or an LZ4 prefix into a small buffer of its
+  // own (valid until the next call). Fewer bytes where the entry is shorter. Throws
+  // UsageError as contents() does for corrupt data.
+  std::span<const std::uint8_t> prefix(const FatbinEntry& entry, std::size_t size,
+                                       const std::string& source);
   std::size_t capacity() const { return capacity_; }
 
  private:
   PageBuffer buffer_;
   std::size_t capacity_ = 0;
   void* zstd_ = nullptr;  // ZSTD_DCtx
+  std::vector<std::uint8_t> prefix_;
 };
 
 }  // namespace cudatool

@@ -1,6 +1,7 @@
 #include "cudatool/binary/kernel_scan.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cstdio>
 #include <deque>
@@ -14,6 +15,7 @@
 #include "binary/cubin_reader.hpp"
 #include "binary/elf.hpp"
 #include "binary/fatbin.hpp"
+#include "binary/ptx_header.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/mapped_file.hpp"
 #include "cudatool/base/parallel.hpp"
@@ -29,9 +31,13 @@ PhaseTrace& scan_trace() {
   return trace;
 }
 
-// One unit of work: an ELF entry (or a bare CUBIN) to read.
+// One unit of work: an ELF entry (or a bare CUBIN) to read, or in a headers-only scan an
+// entry's first bytes.
+enum class JobRead { kernels, ptx_header, elf_header };
+
 struct Job {
   std::size_t image = 0;
+  JobRead read = JobRead::kernels;
   FatbinEntry entry;                    // compression none with payload = the CUBIN for a bare one
   const std::string* source = nullptr;  // the file (or member), in Scanner::sources_
   const MappedFile* mapped = nullptr;   // pages to release once read, where mapped
@@ -49,7 +55,7 @@ class Scanner {
 
   void add(const ByteReader& r, const MappedFile* mapped) {
     const std::size_t file = result_.files.size();
-    result_.files.push_back({r.source(), r.size(), false, ""});
+    result_.files.push_back({r.source(), r.size(), false, "", 0, {}});
     const auto bytes = r.all();
     if (is_ar_archive(bytes)) {
       bool any_object = false;
@@ -78,7 +84,11 @@ class Scanner {
     // Entries that repeat another's compressed bytes are not read again: they take its
     // kernels, from the same decompressed CUBIN, on the thread that read it.
     scan_trace().step("jobs-built");
-    const Repeats repeats = find_repeats();
+    // A headers-only scan reads a few KiB of each job: repeats are not worth finding.
+    const Repeats repeats = options_.headers_only
+                                ? Repeats{std::vector<std::vector<std::size_t>>(jobs_.size()),
+                                          std::vector<char>(jobs_.size(), 0)}
+                                : find_repeats();
     scan_trace().step("repeats-found");
     // Largest first, so that the last job to start is a small one; by decompressed size,
     // so that each thread's first job sizes its buffer once for all (by stored size, the
@@ -194,6 +204,10 @@ class Scanner {
   // Reads one job and gives its kernels to the jobs in `copies` (the same compressed bytes).
   void run_job(const Job& job, JobResult& out, Decompressor& decompressor,
                const std::vector<std::size_t>& copies, std::vector<JobResult>& slots) {
+    if (job.read != JobRead::kernels) {
+      read_header(job, out, decompressor);
+      return;
+    }
     std::span<const std::uint8_t> contents;
     bool relocatable = false;
     try {
@@ -237,6 +251,33 @@ class Scanner {
     deliver(job, out, contents);
   }
 
+  // A headers-only job: the first bytes of a PTX entry (its directives) or of a CUBIN (its
+  // ELF type). Each job writes only its own image.
+  void read_header(const Job& job, JobResult& out, Decompressor& decompressor) {
+    ScannedImage& image = result_.images[job.image];
+    try {
+      if (job.read == JobRead::ptx_header) {
+        const auto head = decompressor.prefix(job.entry, 4096, *job.source);
+        const PtxHeader ptx = read_ptx_header(
+            std::string_view(reinterpret_cast<const char*>(head.data()), head.size()));
+        image.ptx_text_version = ptx.version;
+        if (!image.ptx_version) image.ptx_version = ptx.version;
+        image.ptx_target = ptx.target;
+      } else {
+        const auto head = decompressor.prefix(job.entry, 64, *job.source);
+        // e_type, little-endian at 16, behind the ELF magic.
+        if (head.size() >= 18 && ElfFile::is_elf(head))
+          image.relocatable = (head[16] | head[17] << 8) == kElfRelocatable;
+      }
+      entry_read(job);
+    } catch (const std::bad_alloc&) {
+      throw MemoryError(*job.source + ": out of memory reading the header of the " +
+                        job.entry.arch.str() + " image at offset " + hex(job.entry.offset));
+    } catch (const std::exception& e) {
+      out.error = e.what();
+    }
+  }
+
   // Hands a read image's kernels to on_image, and frees them where they are not kept.
   void deliver(const Job& job, JobResult& out, std::span<const std::uint8_t> contents) {
     if (options_.on_image) {
@@ -272,6 +313,9 @@ class Scanner {
       return;
     }
     const ElfFile elf(named);
+    if (options_.headers_only && member.empty())
+      for (const std::string_view name : elf.needed_libraries())
+        result_.files[file].needed_libraries.emplace_back(name);
     if (elf.machine() == kElfMachineCuda) {
       ScannedImage image;
       image.file = file;
@@ -284,6 +328,12 @@ class Scanner {
       image.arch = arch;
       image.compression = FatbinCompression::none;
       image.stored_size = image.size = named.size();
+      if (options_.headers_only) {
+        image.relocatable = elf.type() == kElfRelocatable;
+        image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
+        result_.images.push_back(std::move(image));
+        return;
+      }
       FatbinEntry entry;
       entry.kind = 2;
       entry.arch = *image.arch;
@@ -333,11 +383,27 @@ class Scanner {
         mapped->release(bytes);
       };
     }
-    auto found = find_fatbin_containers(named, ranges, split);
-    scan_trace().step("searched");
-    for (std::size_t k = 0; k < scanned.size(); ++k)
-      if (scanned[k].fatbin && !tiles(named, ranges[k], found[k]))
-        found[k] = read_fatbin_sequence(named, ranges[k].begin, ranges[k].end, scanned[k].name);
+    std::vector<std::vector<FatbinContainer>> found;
+    if (options_.headers_only) {
+      // Headers only: the fatbin sections are walked container by container, reading their
+      // headers and never their payloads (most of a library's bytes); only the other
+      // sections are searched. A section that is no such sequence fails as below.
+      std::vector<ScanRange> others;
+      for (std::size_t k = 0; k < scanned.size(); ++k)
+        if (!scanned[k].fatbin) others.push_back(ranges[k]);
+      auto searched = find_fatbin_containers(named, others, split);
+      found.resize(scanned.size());
+      for (std::size_t k = 0, o = 0; k < scanned.size(); ++k)
+        found[k] = scanned[k].fatbin ? read_fatbin_sequence(named, ranges[k].begin, ranges[k].end,
+                                                            scanned[k].name)
+                                     : std::move(searched[o++]);
+    } else {
+      found = find_fatbin_containers(named, ranges, split);
+      scan_trace().step("searched");
+      for (std::size_t k = 0; k < scanned.size(); ++k)
+        if (scanned[k].fatbin && !tiles(named, ranges[k], found[k]))
+          found[k] = read_fatbin_sequence(named, ranges[k].begin, ranges[k].end, scanned[k].name);
+    }
     scan_trace().step("fatbin-sections-read");
     std::size_t entries = 0;
     for (const auto& containers : found)
@@ -346,11 +412,15 @@ class Scanner {
     jobs_.reserve(jobs_.size() + entries);
     // In an executable or shared library, __nv_relfatbin holds the relocatable objects the
     // host linker kept beside the device-linked image: not what the driver runs.
+    // A relocatable host object's CUBINs may be relocatable themselves (-dc): a headers-only
+    // scan reads their ELF type.
+    host_relocatable_ = elf.type() == kElfRelocatable;
     for (std::size_t k = 0; k < scanned.size(); ++k) {
       const bool leftovers = scanned[k].name == "__nv_relfatbin" && elf.type() != kElfRelocatable;
       for (FatbinContainer& c : found[k])
         add_container(file, c, member, scanned[k].name, source, mapped, leftovers);
     }
+    host_relocatable_ = false;
   }
 
   // Whether `containers`, found by the search in the fatbin section `range`, are what
@@ -410,7 +480,8 @@ class Scanner {
       image.container_offset = c.offset;
       image.offset = e.offset;
       image.kind = e.image_kind();
-      if (e.kind == 1 || e.kind == 2) image.arch = e.arch;
+      if (image.kind != ImageKind::unknown) image.arch = e.arch;
+      image.ptx_version = e.ptx_version;
       image.compression = e.compression;
       image.stored_size = e.payload.size();
       image.size = e.decompressed_size;
@@ -423,7 +494,18 @@ class Scanner {
           continue;
         }
       }
-      if (e.kind != 2) {
+      if (options_.headers_only) {
+        // A PTX entry's text is read where its header records no ISA version (or asked).
+        const bool ptx_text = e.kind == 1 && (!e.ptx_version || options_.read_ptx_text);
+        const JobRead read = ptx_text                           ? JobRead::ptx_header
+                             : e.kind == 2 && host_relocatable_ ? JobRead::elf_header
+                                                                : JobRead::kernels;
+        if (read != JobRead::kernels) {
+          add_image(std::move(image), e, source, mapped, read);
+          continue;
+        }
+      }
+      if (e.kind != 2 || options_.headers_only) {
         image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
         result_.images.push_back(std::move(image));
         continue;
@@ -433,14 +515,14 @@ class Scanner {
   }
 
   void add_image(ScannedImage image, FatbinEntry entry, const std::string& source,
-                 const MappedFile* mapped) {
+                 const MappedFile* mapped, JobRead read = JobRead::kernels) {
     image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
     const std::size_t index = result_.images.size();
     const bool run = !image.skipped;
     result_.images.push_back(std::move(image));
     if (!run) return;
     if (sources_.empty() || sources_.back() != source) sources_.push_back(source);
-    jobs_.push_back({index, std::move(entry), &sources_.back(), mapped});
+    jobs_.push_back({index, read, std::move(entry), &sources_.back(), mapped});
   }
 
   const ScanOptions& options_;
@@ -453,10 +535,47 @@ class Scanner {
   std::vector<EntryExtent> entry_extents_;
   mutable std::atomic<std::uint64_t> entry_bytes_read_{0};
   std::deque<std::string> sources_;  // the jobs' file names (a deque: they never move)
+  bool host_relocatable_ = false;    // the host object being added is ET_REL
   DemangleCache names_;              // shared by the workers
 };
 
 }  // namespace
+
+std::vector<std::string> container_kernel_names(std::span<const std::uint8_t> bytes,
+                                                std::uint64_t container_offset,
+                                                const std::string& source) {
+  const ByteReader r(bytes, source);
+  std::vector<std::string> names;
+  if (container_offset == 0 && ElfFile::is_elf(bytes)) {
+    for (const KernelResources& k : read_cubin(bytes).kernels) names.push_back(k.demangled);
+    return names;
+  }
+  const FatbinContainer c = read_fatbin_container(r, container_offset);
+  const FatbinEntry* best = nullptr;
+  for (const int kind : {2, 1}) {
+    for (const FatbinEntry& e : c.entries)
+      if (e.kind == kind && (!best || e.decompressed_size < best->decompressed_size)) best = &e;
+    if (best) break;
+  }
+  if (!best) return names;
+  Decompressor decompressor;
+  const auto contents = decompressor.contents(*best, source);
+  if (best->kind == 2) {
+    for (const KernelResources& k : read_cubin(contents).kernels) names.push_back(k.demangled);
+    return names;
+  }
+  // PTX: each `.entry NAME(` (kernels; `.func` are device functions).
+  const std::string_view text(reinterpret_cast<const char*>(contents.data()), contents.size());
+  for (std::size_t p = text.find(".entry"); p != std::string_view::npos; p = text.find(".entry", p + 6)) {
+    std::size_t b = p + 6;
+    while (b < text.size() && (text[b] == ' ' || text[b] == '\t')) ++b;
+    std::size_t e = b;
+    while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_' || text[e] == '$'))
+      ++e;
+    if (e > b && b > p + 6) names.push_back(demangle(std::string(text.substr(b, e - b))));
+  }
+  return names;
+}
 
 bool arch_matches(const std::optional<Arch>& arch, const std::vector<Arch>& filters) {
   if (!arch) return false;

@@ -52,6 +52,14 @@ struct ScanOptions {
   // False where on_image has taken what the caller needs: ScanResult::kernels is left
   // empty (each image's kernels are freed once on_image returns).
   bool keep_kernels = true;
+  // Headers only (`cudatool compat`): every image is listed, but no CUBIN is read, so
+  // ScanResult::kernels stays empty and on_image is not called. A PTX entry's ISA version
+  // is its entry header's; where the header records none (or read_ptx_text is set) its
+  // first 4 KiB are decompressed for the `.version` and `.target` directives. A CUBIN entry
+  // of a relocatable host object (an ET_REL object or an archive's member) has its ELF
+  // header decompressed for `relocatable`.
+  bool headers_only = false;
+  bool read_ptx_text = false;
 };
 
 struct ScannedFile {
@@ -62,6 +70,8 @@ struct ScannedFile {
   // Relocatable images of __nv_relfatbin in an executable or shared library that were
   // left out (ScanOptions::relocatable_leftovers false).
   std::size_t relocatable_leftovers_skipped = 0;
+  // A headers-only scan of an ELF host file: its DT_NEEDED libraries (libcudart.so.12).
+  std::vector<std::string> needed_libraries;
 };
 
 struct ScannedImage {
@@ -70,8 +80,9 @@ struct ScannedImage {
   std::string section;                 // ELF section holding the container, "" for none
   std::uint64_t container_offset = 0;  // in the file (or member); 0 for a bare CUBIN
   std::uint64_t offset = 0;            // of the entry header (a bare CUBIN: 0)
-  ImageKind kind{ImageKind::unknown};  // elf (a CUBIN), ptx, unknown
-  std::optional<Arch> arch;            // sm_90a, compute_90; nullopt for an unknown kind
+  ImageKind kind{ImageKind::unknown};  // elf (a CUBIN), ptx, lto_ir, unknown
+  // sm_90a, compute_90 (PTX and LTO-IR: the virtual architecture); nullopt for an unknown kind
+  std::optional<Arch> arch;
   FatbinCompression compression{};     // none, lz4, zstd
   std::uint64_t stored_size = 0;       // bytes in the file
   std::uint64_t size = 0;              // decompressed
@@ -82,6 +93,13 @@ struct ScannedImage {
   bool relocatable = false;
   std::string error;  // "" or why the entry could not be read
   std::size_t kernel_count = 0;
+  // PTX: the ISA version its fatbin entry header records (fatbinary copies it from the
+  // text's `.version`), else, in a headers-only scan, the text's. Where a headers-only scan
+  // read the text: its `.version` and the architecture of its `.target` (compute_90a);
+  // nullopt where the text has none.
+  std::optional<PtxVersion> ptx_version;
+  std::optional<PtxVersion> ptx_text_version;
+  std::optional<Arch> ptx_target;
 };
 
 struct ScannedKernel {
@@ -135,6 +153,15 @@ struct KernelLookup {
 //   name in several architectures (unless several_architectures_ok).
 const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFilter& filter,
                                      const KernelLookup& lookup);
+
+// The kernels (demangled names, in symbol order) of one fatbin container of `bytes` (a
+// whole file, or a bare CUBIN where `container_offset` is 0 and the bytes are one): read
+// from its smallest CUBIN, else from its smallest PTX's `.entry` directives. Decompresses
+// that one entry: for naming what cannot run (`cudatool compat`), not for scanning. Throws
+// UsageError where the container or entry cannot be read.
+std::vector<std::string> container_kernel_names(std::span<const std::uint8_t> bytes,
+                                                std::uint64_t container_offset,
+                                                const std::string& source);
 
 // Whether an image's architecture passes the filters (see ScanOptions::arch, Arch::passes);
 // PTX (compute_90) matches sm_90 and compute_90. An image of no architecture (an entry of
