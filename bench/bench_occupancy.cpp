@@ -3,8 +3,10 @@
 // DeviceData from the architecture table. Results: bench/RESULTS.md, "## Occupancy".
 #include <benchmark/benchmark.h>
 
+#include <string>
 #include <vector>
 
+#include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
 
@@ -43,6 +45,44 @@ void BM_OccupancyRecord(benchmark::State& state) {
 BENCHMARK(BM_OccupancyRecord);
 
 // What `occupancy --sweep` computes: 32 records plus cuda_occupancy.h's block-size search.
+// An offline cluster query (`occupancy --cluster`): the record it needs, then the clusters
+// from the product's GPCs, the largest size and every size (goal: as fast as one record,
+// side by side with BM_OccupancyRecord).
+void BM_ClusterQuery(benchmark::State& state) {
+  const DeviceData devdata("sm_90");
+  std::string reason;
+  const cudatool::ClusterTopology* topology = cudatool::cluster_topology_for(devdata, reason);
+  const std::vector<Config> inputs = configs();
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const Config& c = inputs[i % inputs.size()];
+    const int size = static_cast<int>(i++ % 16) + 1;
+    OccupancyRecord record(devdata, c.threads, c.shared_mem, c.registers);
+    const auto clusters =
+        cudatool::cluster_occupancy(*topology, record.tb_per_mp, {size, 1, 1}, true);
+    benchmark::DoNotOptimize(clusters.max_active_clusters);
+    benchmark::DoNotOptimize(
+        cudatool::max_potential_cluster_size(*topology, record.tb_per_mp, true));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ClusterQuery);
+
+// The clusters alone, from a per-SM figure already computed.
+void BM_ClusterOccupancyOnly(benchmark::State& state) {
+  const DeviceData devdata("sm_90");
+  std::string reason;
+  const cudatool::ClusterTopology* topology = cudatool::cluster_topology_for(devdata, reason);
+  int i = 0;
+  for (auto _ : state) {
+    const auto clusters = cudatool::cluster_occupancy(*topology, i % 33, {i % 16 + 1, 1, 1}, true);
+    benchmark::DoNotOptimize(clusters.max_active_clusters);
+    ++i;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ClusterOccupancyOnly);
+
 void BM_FullBlockSizeSweep(benchmark::State& state) {
   const DeviceData devdata("sm_90");
   const std::vector<int> sizes = cudatool::default_block_sizes(devdata);

@@ -94,6 +94,9 @@ void print_kernel_table(const CompileTarget& t, const CompileFlags& flags) {
       if (const auto& record = t.occupancy[i].record) {
         command_out() << "  " << static_cast<int>(record->occupancy * 100 + 0.5) << "% ("
                       << record->tb_per_mp << " blocks/SM, " << record->limited_by << ")";
+        if (const auto& clusters = t.occupancy[i].clusters)
+          command_out() << ", " << clusters->max_active_clusters << " clusters of "
+                        << clusters->cluster.size() << " on the GPU";
       } else {
         command_out() << "  - (" << t.occupancy[i].reason << ")";
       }

@@ -132,7 +132,15 @@ class KernelTables {
         out += column("-", 11) + column("-", 11) + "  " + oc.reason;
       }
     }
-    if (k.bounds.cluster) out += "  [cluster " + dims_text(*k.bounds.cluster) + "]";
+    if (k.bounds.cluster) {
+      out += "  [cluster " + dims_text(*k.bounds.cluster);
+      if (request_.threads && rows_.occupancy[i].clusters)
+        out += ": " + std::to_string(rows_.occupancy[i].clusters->max_active_clusters) +
+               " clusters on the GPU";
+      else if (request_.threads && !rows_.occupancy[i].cluster_reason.empty())
+        out += ": clusters unknown";
+      out += "]";
+    }
     if (k.bounds.reqntid) out += "  [block " + dims_text(*k.bounds.reqntid) + "]";
     if (r.stack_unknown) out += "  [stack unknown: recursion; runs on the stack limit]";
     out += '\n';

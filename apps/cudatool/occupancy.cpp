@@ -7,10 +7,14 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "command.hpp"
+#include "cudatool/compile/driver_clusters.hpp"
+#include "cudatool/device/context.hpp"
 #include "cudatool/device/device_cache.hpp"
 #include "cudatool/device/selection.hpp"
+#include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "occupancy_command.hpp"
 #include "occupancy_report.hpp"
@@ -18,15 +22,62 @@
 namespace cudatool::app {
 namespace {
 
+// The measured products, as --product takes them without quoting ("H100-SXM"), for completion.
+std::vector<std::string> cluster_product_names() {
+  std::vector<std::string> names;
+  for (const ClusterTopology& t : known_cluster_topologies()) {
+    std::string name = t.product;
+    for (char& ch : name)
+      if (ch == ' ') ch = '-';
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+// --device --cluster: the driver's own answers, for a stand-in kernel of the launch's blocks
+// per SM; where the driver cannot answer, the reason (the measured GPCs' answer stays).
+void ask_driver_for_clusters(OccupancyReport& report, const Device& device) {
+  const int blocks = report.record->tb_per_mp;
+  if (report.devdata.properties().compute_capability.major < 9) {
+    report.driver_error = "compute capability " +
+                          report.devdata.properties().compute_capability.str() +
+                          " has no thread-block clusters";
+    return;
+  }
+  if (blocks == 0) {
+    report.driver_error = "no block of the launch fits on an SM";
+    return;
+  }
+  try {
+    const Context context(device);
+    const ClusterDims& c = *report.cluster;
+    report.driver_clusters = driver_cluster_occupancy(
+        context, blocks, c.x, c.y, c.z, report.non_portable, report.non_portable ? 16 : 8);
+  } catch (const Error& e) {
+    report.driver_error = e.what();
+  }
+}
+
+// --product: its architecture's table row with the product's SM count.
+DeviceData product_data(const ClusterTopology& product) {
+  DeviceProperties p = DeviceData(product.compute_capability.sm(), "--product").properties();
+  p.sm_count = product.sm_count;
+  p.sm_count_part = product.product;
+  return DeviceData(std::move(p), DeviceDataOrigin::architecture_table);
+}
+
 ExitStatus run(const OccupancyOptions& o, TableFormat format) {
   // Flags first: a malformed value is a usage error even where no GPU is.
   OccupancyRequest request = occupancy_request(o);
+  std::optional<Device> live;
   const auto device_data = [&]() -> std::pair<DeviceData, std::string> {
     // The table only, no driver: --arch as given, or the kernel's image's architecture.
     if (o.arch) return {DeviceData(*o.arch, "--arch"), ""};
+    if (request.product) return {product_data(*request.product), ""};
     if (request.source && !o.device) return {DeviceData(request.source->arch, "architecture"), ""};
     use_device_cache(o.fresh, "--fresh");
     const Device device = select_device(o.device, "--device");
+    live = device;
     return {DeviceData(device), "device " + std::to_string(device.ordinal())};
   };
   auto [devdata, where] = device_data();
@@ -38,8 +89,12 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
                          .threads = request.threads,
                          .registers = request.registers,
                          .shared_mem = request.shared_mem,
-                         .barriers = request.barriers};
+                         .barriers = request.barriers,
+                         .cluster = request.cluster,
+                         .non_portable = request.non_portable,
+                         .topology = request.product};
   answer_occupancy(report, std::move(request.block_sizes), o.regs.has_value(), o.smem.has_value());
+  if (live && report.cluster && report.record) ask_driver_for_clusters(report, *live);
   if (format == TableFormat::json)
     print_occupancy_json(report);
   else if (format == TableFormat::text)
@@ -77,6 +132,16 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
                   "The kernel of --kernel-from: a regular expression matching one kernel's "
                   "mangled or demangled name");
   sub->add_option("--sms", o->sms, "Override the SM count (for the minimum grid size)");
+  sub->add_option("--cluster", o->cluster,
+                  "Thread-block clusters of N (or X,Y,Z) blocks: the clusters the whole GPU "
+                  "holds, the largest cluster size, and every size (exact for measured "
+                  "products; --device, --product, --arch)");
+  sub->add_flag("--non-portable", o->non_portable,
+                "The kernel allows non-portable cluster sizes (above 8, up to 16 on Hopper)");
+  sub->add_option("--product", o->product,
+                  "A GPU product instead of --arch, no GPU needed, for answers that depend on "
+                  "the product (clusters): H200, H100-SXM")
+      ->check(completion_choices(cluster_product_names()));
   add_fresh_flag(*sub, o->fresh);
   o->sweep = sub->add_option("--sweep", o->sweep_list,
                              "Sweep block sizes: every multiple of the warp size, or a list "

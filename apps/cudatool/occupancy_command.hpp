@@ -18,6 +18,8 @@ namespace cudatool::app {
 struct OccupancyOptions {
   std::optional<std::string> threads, regs, smem, barriers, arch, device, sms;
   std::optional<std::string> kernel_from, kernel;  // a kernel from a compiled binary
+  std::optional<std::string> cluster, product;     // --cluster N or X,Y,Z; --product NAME
+  bool non_portable = false;
   std::string sweep_list;
   CLI::Option* sweep = nullptr;
   bool sweep_regs = false;
@@ -36,6 +38,10 @@ struct OccupancyRequest {
   std::optional<KernelSource> source;  // --kernel-from: its registers, shared memory, barriers
   std::optional<int> sms;              // --sms
   std::vector<int> block_sizes;        // --sweep's list; empty for every warp multiple
+  // --cluster, or the compile-time cluster dimensions of --kernel-from's kernel.
+  std::optional<ClusterDims> cluster;
+  bool non_portable = false;  // --non-portable (compile-time dimensions above 8 imply it)
+  const ClusterTopology* product = nullptr;  // --product
 };
 
 // UsageError for a malformed value or flags that contradict each other, in the order the

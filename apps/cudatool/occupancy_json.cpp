@@ -125,6 +125,62 @@ void to_json(nlohmann::json& j, const DeviceData& data) {
 }  // namespace cudatool
 
 namespace cudatool::app {
+namespace {
+
+nlohmann::json or_null(const std::optional<int>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+// --cluster: max_active_clusters and max_potential_cluster_size (cuda.core's names) at the
+// top, and the cluster object: the product whose GPCs answer, the answer's parts and every
+// size; every number null with the reason where no product's GPCs are measured.
+void add_clusters(nlohmann::json& out, const OccupancyReport& report) {
+  const ClusterDims& dims = *report.cluster;
+  const ClusterOccupancy* c = report.clusters ? &*report.clusters : nullptr;
+  const ClusterTopology* t = c ? report.topology : nullptr;
+  nlohmann::json sizes = nlohmann::json::array();
+  for (const ClusterOccupancy& s : report.cluster_sizes)
+    sizes.push_back({{"size", s.cluster.size()},
+                     {"max_active_clusters", s.max_active_clusters},
+                     {"active_blocks", s.active_blocks},
+                     {"limited_by", s.limited_by}});
+  // The driver's own answers win where it gave them (--device).
+  const DriverClusterAnswer* d = report.driver_clusters ? &*report.driver_clusters : nullptr;
+  out["max_active_clusters"] = d   ? nlohmann::json(d->max_active_clusters)
+                               : c ? nlohmann::json(c->max_active_clusters)
+                                   : nlohmann::json(nullptr);
+  out["max_potential_cluster_size"] = d ? nlohmann::json(d->max_potential_cluster_size)
+                                        : or_null(report.max_potential_cluster_size);
+  out["cluster"] = {
+      {"dims", dims.array()},
+      {"size", dims.size()},
+      {"non_portable", report.non_portable},
+      {"product", t ? nlohmann::json(t->product) : nlohmann::json(nullptr)},
+      {"gpc_sms", t ? nlohmann::json(t->gpc_sms) : nlohmann::json(nullptr)},
+      {"measured", t ? nlohmann::json(t->measured) : nlohmann::json(nullptr)},
+      {"reason", c ? nlohmann::json(nullptr) : nlohmann::json(report.cluster_reason)},
+      {"blocks_per_sm", report.record->tb_per_mp},
+      {"cluster_blocks_per_sm", c ? or_null(c->cluster_blocks_per_sm) : nullptr},
+      {"active_blocks", c ? or_null(c->active_blocks) : nullptr},
+      {"gpcs_used", c ? or_null(c->gpcs_used) : nullptr},
+      {"limited_by", c ? nlohmann::json(c->limited_by) : nlohmann::json(nullptr)},
+      {"sizes", sizes},
+      {"source", d   ? nlohmann::json("driver")
+                 : c ? nlohmann::json("measured")
+                     : nlohmann::json(nullptr)},
+      {"measured_max_active_clusters", c ? or_null(c->max_active_clusters) : nullptr},
+      {"driver", d ? nlohmann::json{{"max_active_clusters", d->max_active_clusters},
+                                    {"max_potential_cluster_size", d->max_potential_cluster_size},
+                                    {"sizes", d->by_size},
+                                    {"stand_in_blocks_per_sm", d->stand_in_blocks_per_sm},
+                                    {"stand_in_shared_memory", d->stand_in_shared_memory}}
+                   : nlohmann::json(nullptr)},
+      {"driver_error",
+       report.driver_error.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.driver_error)},
+  };
+}
+
+}  // namespace
 
 // The occupancy document: the device (or table row), the kernel --kernel-from read, then the
 // record's keys, a sweep's records and steps, or the unknown values with every number null.
@@ -156,6 +212,7 @@ void print_occupancy_json(const OccupancyReport& report) {
   } else if (report.question == OccupancyQuestion::launch) {
     out.update(nlohmann::json(*report.record));
     out["improvements"] = report.improvements;
+    if (report.cluster) add_clusters(out, report);
   } else {
     out["parameter"] = report.sweep->parameter;
     out["records"] = report.sweep->records;

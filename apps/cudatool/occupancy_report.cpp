@@ -1,6 +1,20 @@
 #include "occupancy_report.hpp"
 
 namespace cudatool::app {
+namespace {
+
+// The clusters of a launch (--cluster): from the product's measured GPCs, or the reason
+// there is no such answer.
+void answer_clusters(OccupancyReport& r) {
+  if (!r.topology) r.topology = cluster_topology_for(r.devdata, r.cluster_reason);
+  if (!r.topology) return;
+  const int blocks = r.record->tb_per_mp;
+  r.clusters = cluster_occupancy(*r.topology, blocks, *r.cluster, r.non_portable);
+  r.cluster_sizes = sweep_cluster_sizes(*r.topology, blocks, r.non_portable);
+  r.max_potential_cluster_size = max_potential_cluster_size(*r.topology, blocks, r.non_portable);
+}
+
+}  // namespace
 
 void answer_occupancy(OccupancyReport& r, std::vector<int> block_sizes, bool given_regs,
                       bool given_smem) {
@@ -33,6 +47,7 @@ void answer_occupancy(OccupancyReport& r, std::vector<int> block_sizes, bool giv
       r.improvements.push_back(*fewer);
     if (auto less = less_shared_memory_for_more_blocks(d, *r.record))
       r.improvements.push_back(*less);
+    if (r.cluster) answer_clusters(r);
   }
 }
 

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "cudatool/binary/kernel_scan.hpp"
+#include "cudatool/compile/driver_clusters.hpp"
+#include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
 
@@ -49,6 +51,20 @@ struct OccupancyReport {
   // would give.
   std::optional<std::size_t> current = {};
   std::optional<OccupancyImprovement> improvement = {};
+  // launch with --cluster (or a kernel's compile-time cluster dimensions): the clusters the
+  // whole GPU holds, from the product's measured GPCs (topology: --product's, or the one
+  // cluster_topology_for finds), or the reason that answer is unknown.
+  std::optional<ClusterDims> cluster = {};
+  bool non_portable = false;
+  const ClusterTopology* topology = nullptr;
+  std::string cluster_reason = {};
+  std::optional<ClusterOccupancy> clusters = {};
+  std::vector<ClusterOccupancy> cluster_sizes = {};  // sizes 1..the kernel's maximum
+  std::optional<int> max_potential_cluster_size = {};
+  // --device: the driver's own answers (compile/driver_clusters.hpp), which win over the
+  // measured GPCs' where both exist, or why the driver gave none.
+  std::optional<DriverClusterAnswer> driver_clusters = {};
+  std::string driver_error = {};
 };
 
 // The library's answer to the report's question, filled in: the occupancy_unknown() values

@@ -41,6 +41,21 @@ std::vector<int> parse_block_size_list(const std::string& text) {
   return sizes;
 }
 
+// "4" or "2,2,1": a cluster's blocks in X (Y and Z 1), or in X, Y and Z, each at least 1.
+ClusterDims parse_cluster(const std::string& text) {
+  const std::vector<std::string> items = split_list(text, "--cluster", "2,2,1");
+  if (items.size() != 1 && items.size() != 3)
+    throw UsageError("--cluster " + quote_input(text) +
+                     ": give the blocks of a cluster as N or X,Y,Z (2,2,1)");
+  std::vector<int> dims;
+  for (const std::string& item : items) dims.push_back(parse_int(item, "--cluster", 1, 1024));
+  const ClusterDims cluster =
+      items.size() == 1 ? ClusterDims{dims[0], 1, 1} : ClusterDims{dims[0], dims[1], dims[2]};
+  if (cluster.x * cluster.y > 1024 || cluster.size() > 1024)
+    throw UsageError("--cluster " + quote_input(text) + ": more than 1024 blocks in a cluster");
+  return cluster;
+}
+
 // The question the flags ask; UsageError where they contradict each other.
 OccupancyQuestion question_of(const OccupancyOptions& o) {
   if (o.arch && o.device)
@@ -58,6 +73,14 @@ OccupancyQuestion question_of(const OccupancyOptions& o) {
                      " needs --threads (the block size it holds fixed)");
   if (!sweep_threads && !o.threads)
     throw UsageError("--threads is required (or --sweep to try every block size)");
+  if (o.product && (o.arch || o.device || o.sms))
+    throw UsageError(std::string("--product names the GPU: leave out ") + (o.arch     ? "--arch"
+                                                                           : o.device ? "--device"
+                                                                                      : "--sms"));
+  if ((o.cluster || o.non_portable) && (sweep_threads || o.sweep_regs || o.sweep_smem))
+    throw UsageError(std::string(o.cluster ? "--cluster" : "--non-portable") +
+                     " answers one launch (with a sweep over cluster sizes): leave out the "
+                     "block-size, register and shared-memory sweeps");
   return sweep_threads  ? OccupancyQuestion::block_sizes
          : o.sweep_regs ? OccupancyQuestion::registers
          : o.sweep_smem ? OccupancyQuestion::shared_memory
@@ -103,6 +126,20 @@ OccupancyRequest occupancy_request(const OccupancyOptions& o) {
   // The grammar first; whether the table has the architecture is checked where it is read.
   const std::optional<Arch> arch_flag =
       o.arch ? std::optional<Arch>(Arch::parse(*o.arch, "--arch")) : std::nullopt;
+  std::optional<ClusterDims> cluster =
+      o.cluster ? std::optional<ClusterDims>(parse_cluster(*o.cluster)) : std::nullopt;
+  const ClusterTopology* product = nullptr;
+  if (o.product) {
+    product = find_cluster_topology(*o.product);
+    if (!product) {
+      std::string known;
+      for (const auto& t : known_cluster_topologies())
+        known += (known.empty() ? "" : ", ") + t.product;
+      throw UsageError(
+          "--product " + quote_input(*o.product) +
+          ": no measurement of this product's GPCs is in cudatool's table (known: " + known + ")");
+    }
+  }
   if (o.kernel_from.has_value() != o.kernel.has_value())
     throw UsageError("--kernel-from FILE and --kernel NAME go together");
   std::optional<KernelSource> source;
@@ -121,6 +158,27 @@ OccupancyRequest occupancy_request(const OccupancyOptions& o) {
   if (question == OccupancyQuestion::block_sizes && o.sweep_list != "all")
     block_sizes = parse_block_size_list(o.sweep_list);
 
+  bool non_portable = o.non_portable;
+  if (source && source->kernel.bounds.cluster && question == OccupancyQuestion::launch) {
+    // The kernel's compile-time dimensions are the launch's; the compiler accepted them, so
+    // a size above the portable one is allowed.
+    const auto& d = *source->kernel.bounds.cluster;
+    const ClusterDims compiled{std::max(1, d[0]), std::max(1, d[1]), std::max(1, d[2])};
+    if (cluster && cluster->size() != compiled.size())
+      throw UsageError("--cluster " + quote_input(*o.cluster) + ": " +
+                       quote_input(source->kernel.resources.demangled) +
+                       " was compiled with clusters of " + std::to_string(compiled.x) + "x" +
+                       std::to_string(compiled.y) + "x" + std::to_string(compiled.z) +
+                       " blocks, which its launches use");
+    cluster = compiled;
+    non_portable = non_portable || compiled.size() > 8;
+  }
+  if (cluster && cluster->size() > 8 && !non_portable)
+    throw UsageError("--cluster " + quote_input(*o.cluster) + ": " +
+                     std::to_string(cluster->size()) +
+                     " blocks is above the portable cluster size of 8; a kernel that allows "
+                     "non-portable sizes (cudaFuncAttributeNonPortableClusterSizeAllowed) may "
+                     "use up to 16 on Hopper: add --non-portable");
   return {.question = question,
           .threads = o.threads ? std::optional<int>(threads) : std::nullopt,
           .registers = registers,
@@ -128,7 +186,10 @@ OccupancyRequest occupancy_request(const OccupancyOptions& o) {
           .barriers = barriers,
           .source = std::move(source),
           .sms = sms,
-          .block_sizes = std::move(block_sizes)};
+          .block_sizes = std::move(block_sizes),
+          .cluster = cluster,
+          .non_portable = non_portable,
+          .product = product};
 }
 
 }  // namespace cudatool::app

@@ -24,6 +24,7 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/device/selection.hpp"
+#include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
 #include "exit_status.hpp"
@@ -85,6 +86,26 @@ const PyDeviceData& device_data_of(nb::handle devdata) {
   } catch (const nb::cast_error&) {
     throw nb::type_error("devdata must be a cudatool.DeviceData");
   }
+}
+
+// `cluster`: N, or (X, Y, Z).
+ClusterDims cluster_dims_of(nb::handle cluster) {
+  if (nb::isinstance<nb::int_>(cluster)) return {nb::cast<int>(cluster), 1, 1};
+  try {
+    const auto dims = nb::cast<std::tuple<int, int, int>>(cluster);
+    return {std::get<0>(dims), std::get<1>(dims), std::get<2>(dims)};
+  } catch (const nb::cast_error&) {
+    throw nb::type_error("cluster must be an int or a tuple (x, y, z) of ints");
+  }
+}
+
+// The measured product whose GPCs answer for the record's device data; RequirementError
+// with the reason where none is measured (never an estimate).
+const ClusterTopology& topology_of(const PyOccupancyRecord& r) {
+  std::string reason;
+  const ClusterTopology* t = cluster_topology_for(device_data_of(r.devdata).data, reason);
+  if (!t) throw RequirementError(reason);
+  return *t;
 }
 
 // A column's value, or None where the architecture table does not know it.
@@ -458,6 +479,49 @@ NB_MODULE(_cudatool, m) {
                        list.append(to_python(nlohmann::json(*less)));
                      return list;
                    })
+      .def(
+          "max_active_clusters",
+          [](const PyOccupancyRecord& r, nb::handle cluster, bool non_portable) {
+            return cluster_occupancy(topology_of(r), r.record.tb_per_mp, cluster_dims_of(cluster),
+                                     non_portable)
+                .max_active_clusters;
+          },
+          "cluster"_a, "non_portable"_a = false,
+          "The clusters of `cluster` blocks (N or (x, y, z)) the whole GPU holds at once, as "
+          "cuOccupancyMaxActiveClusters answers (cuda.core's name); 0 for a size the kernel "
+          "may not launch. From the product's measured GPCs (`occupancy --cluster`); "
+          "RequirementError where none are measured.")
+      .def(
+          "max_potential_cluster_size",
+          [](const PyOccupancyRecord& r, bool non_portable) {
+            return max_potential_cluster_size(topology_of(r), r.record.tb_per_mp, non_portable);
+          },
+          "non_portable"_a = false,
+          "The largest cluster size with an active cluster (cuOccupancyMaxPotentialClusterSize): "
+          "up to 8, or 16 on Hopper with non_portable.")
+      .def(
+          "cluster_occupancy",
+          [](const PyOccupancyRecord& r, nb::handle cluster, bool non_portable) {
+            const ClusterTopology& t = topology_of(r);
+            const ClusterOccupancy c =
+                cluster_occupancy(t, r.record.tb_per_mp, cluster_dims_of(cluster), non_portable);
+            nb::dict d;
+            d["dims"] = nb::make_tuple(c.cluster.x, c.cluster.y, c.cluster.z);
+            d["max_active_clusters"] = c.max_active_clusters;
+            d["max_potential_cluster_size"] =
+                max_potential_cluster_size(t, r.record.tb_per_mp, non_portable);
+            d["active_blocks"] = c.active_blocks;
+            d["cluster_blocks_per_sm"] = c.cluster_blocks_per_sm;
+            d["gpcs_used"] = c.gpcs_used;
+            d["limited_by"] = std::string(c.limited_by);
+            d["product"] = t.product;
+            d["gpc_sms"] = t.gpc_sms;
+            d["measured"] = t.measured;
+            return d;
+          },
+          "cluster"_a, "non_portable"_a = false,
+          "max_active_clusters with its parts: what limits it, the GPCs used, the product whose "
+          "measured GPCs answer and where they were measured.")
       .def("to_dict",
            [](const PyOccupancyRecord& r) {
              app::InProcessRun run;

@@ -53,7 +53,7 @@ std::map<std::string, json> by_name(const json& document) {
 }
 
 TEST_F(CliKernelOccupancy, CompileKernelsAndOccupancyGiveTheSameObject) {
-  std::size_t compared = 0, with_number = 0, refused = 0, unknown = 0;
+  std::size_t compared = 0, with_number = 0, refused = 0, unknown = 0, with_clusters = 0;
   for (const std::string arch : {"sm_90", "sm_100", "sm_80", "sm_88"}) {
     const fs::path cubin = dir_ / (arch + ".cubin");
     auto r = run_cudatool({"compile", source(), "--arch", arch, "--no-cache", "-o", cubin.string()},
@@ -86,6 +86,9 @@ TEST_F(CliKernelOccupancy, CompileKernelsAndOccupancyGiveTheSameObject) {
           for (const char* key :
                {"threads", "tb_per_mp", "warps_per_mp", "occupancy", "limited_by"})
             EXPECT_EQ(doc.at(key), expected.at(key)) << key << ": occupancy differs from kernels";
+          // Compile-time cluster dimensions: the same clusters (occupancy applies them too).
+          EXPECT_EQ(doc.value("max_active_clusters", json()), expected.at("max_active_clusters"));
+          if (expected.at("max_active_clusters").is_number()) ++with_clusters;
         } else if (expected.at("reason").get<std::string>().find("is unknown") !=
                    std::string::npos) {
           // A gap in the table: occupancy's document has no numbers and says which values
@@ -110,6 +113,7 @@ TEST_F(CliKernelOccupancy, CompileKernelsAndOccupancyGiveTheSameObject) {
   EXPECT_GT(with_number, 0u);
   EXPECT_GT(refused, 0u);
   EXPECT_GT(unknown, 0u);
+  EXPECT_GT(with_clusters, 0u);  // __cluster_dims__(2, 1, 1) on sm_90
   EXPECT_GE(compared, 100u);
 }
 

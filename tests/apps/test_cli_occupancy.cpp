@@ -356,3 +356,98 @@ TEST_F(CliOccupancyGpu, DeviceAgreesWithItsArchitectureRow) {
 }
 
 }  // namespace
+
+namespace {
+
+// --cluster: the clusters the whole GPU holds, from the product's measured GPCs (issue 36's
+// figures, which the driver gave on an H100 and two H200 boards).
+TEST(CliOccupancy, ClustersFromTheProductsMeasuredGpcs) {
+  for (const auto& [size, clusters] :
+       {std::pair{"1", 1056}, std::pair{"2", 528}, std::pair{"3", 327}, std::pair{"16", 58}}) {
+    const auto r = occupancy({"--arch", "sm_90", "--threads", "256", "--regs", "8", "--cluster",
+                              size, "--non-portable", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j.at("max_active_clusters"), clusters) << size;
+    EXPECT_EQ(j.at("max_potential_cluster_size"), 16);
+    EXPECT_EQ(j.at("cluster").at("product"), "H200");
+    EXPECT_EQ(j.at("cluster").at("sizes").size(), 16u);
+    EXPECT_EQ(j.at("cluster").at("reason"), nullptr);
+  }
+  const auto text =
+      occupancy({"--arch", "sm_90", "--threads", "256", "--regs", "8", "--cluster", "2,2,1"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(contains(text.out, "Clusters of 2x2x1 (4 blocks)")) << text.out;
+  EXPECT_TRUE(contains(text.out, "Active clusters on the GPU:  248 (992 blocks in 8 GPCs)"))
+      << text.out;
+  EXPECT_TRUE(contains(text.out, "Largest cluster size:        8 (portable; up to 16")) << text.out;
+  EXPECT_TRUE(contains(text.out, "GPCs of H200:  18, 18, 16 x5, 8, 2 x4 SMs (132)")) << text.out;
+  // --product: the same GPCs for the H100 SXM.
+  const auto h100 = occupancy(
+      {"--product", "h100-sxm", "--threads", "256", "--regs", "8", "--cluster", "3", "--json"});
+  ASSERT_EQ(h100.exit_code, 0) << h100.err;
+  EXPECT_EQ(json::parse(h100.out).at("max_active_clusters"), 327);
+  EXPECT_EQ(json::parse(h100.out).at("cluster").at("product"), "H100 SXM");
+}
+
+// No product measured: null numbers and the reason, never an estimate.
+TEST(CliOccupancy, ClustersUnknownWhereNoProductIsMeasured) {
+  for (const std::vector<std::string>& where :
+       {std::vector<std::string>{"--arch", "sm_100"},
+        std::vector<std::string>{"--arch", "sm_90", "--sms", "114"}}) {
+    std::vector<std::string> args = where;
+    for (const char* a : {"--threads", "256", "--cluster", "2", "--json"}) args.push_back(a);
+    const auto r = occupancy(args);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json j = json::parse(r.out);
+    EXPECT_EQ(j.at("max_active_clusters"), nullptr);
+    EXPECT_EQ(j.at("max_potential_cluster_size"), nullptr);
+    EXPECT_TRUE(contains(j.at("cluster").at("reason").get<std::string>(), "unknown")) << r.out;
+  }
+  const auto text = occupancy({"--arch", "sm_100", "--threads", "256", "--cluster", "2"});
+  EXPECT_TRUE(contains(text.out, "No number is given rather than a guess.")) << text.out;
+}
+
+TEST(CliOccupancy, ClusterFlagsThatContradict) {
+  struct Bad {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Bad> cases = {
+      {{"--arch", "sm_90", "--threads", "256", "--cluster", "9"}, "add --non-portable"},
+      {{"--arch", "sm_90", "--threads", "256", "--cluster", "0"}, "--cluster \"0\""},
+      {{"--arch", "sm_90", "--threads", "256", "--cluster", "2,2"}, "N or X,Y,Z"},
+      {{"--arch", "sm_90", "--threads", "256", "--cluster", "x"}, "--cluster \"x\""},
+      {{"--arch", "sm_90", "--sweep", "--cluster", "2"}, "--cluster answers one launch"},
+      {{"--product", "H200", "--arch", "sm_90", "--threads", "256"}, "leave out --arch"},
+      {{"--product", "H100 PCIe", "--threads", "256"}, "no measurement of this product's GPCs"},
+  };
+  for (const auto& c : cases) {
+    const auto r = occupancy(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.says << "\n" << r.err;
+    EXPECT_TRUE(contains(r.err, c.says)) << c.says << "\n" << r.err;
+    EXPECT_EQ(r.out, "");
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// --device --cluster with a driver that cannot answer (the fake has no
+// cuOccupancyMaxActiveClusters) on a product nobody measured: null numbers, and both reasons.
+TEST(CliOccupancy, DeviceClustersWithoutTheDriversAnswer) {
+  const auto r = occupancy({"--device", "0", "--threads", "256", "--cluster", "2", "--json"},
+                           with_fake_driver({{"FAKE_CUDA_DEVICES", "9.0"}}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j.at("max_active_clusters"), nullptr);
+  EXPECT_EQ(j.at("cluster").at("source"), nullptr);
+  EXPECT_EQ(j.at("cluster").at("driver"), nullptr);
+  EXPECT_TRUE(contains(j.at("cluster").at("driver_error").get<std::string>(),
+                       "cuOccupancyMaxActiveClusters"))
+      << r.out;
+  EXPECT_TRUE(contains(j.at("cluster").at("reason").get<std::string>(), "unknown")) << r.out;
+}
+
+}  // namespace

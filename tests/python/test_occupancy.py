@@ -131,3 +131,31 @@ def test_kernel_occupancy_equals_cli(kernels_data):
     assert status == 0 and doc.to_dict() == expected and doc.kernel.name == name
     with pytest.raises(cudatool.UsageError):
         cudatool.kernel_occupancy(path, "no such kernel at all", 128, arch="sm_90")
+
+
+def test_clusters_match_the_cli_and_the_recorded_driver_answers():
+    # Issue 36's figures, measured with the driver on H200 boards: 8 registers, 256 threads.
+    r = cudatool.OccupancyRecord(cudatool.DeviceData("sm_90"), 256, registers=8)
+    assert r.tb_per_mp == 8
+    assert [r.max_active_clusters(c, non_portable=True) for c in (1, 2, 3, 16)] == [1056, 528, 327, 58]
+    assert r.max_active_clusters((2, 2, 1)) == r.max_active_clusters(4) == 248
+    assert r.max_active_clusters(9) == 0  # above the portable 8: the driver refuses it
+    assert r.max_potential_cluster_size() == 8
+    assert r.max_potential_cluster_size(non_portable=True) == 16
+    detail = r.cluster_occupancy(3)
+    assert detail["max_active_clusters"] == 327 and detail["product"] == "H200"
+    assert sum(detail["gpc_sms"]) == 132 and detail["limited_by"] == "occupancy"
+    status, doc, _ = cli_json("occupancy", "--json", "--arch", "sm_90", "--threads", "256",
+                              "--regs", "8", "--cluster", "3")
+    assert status == 0 and doc["max_active_clusters"] == 327
+    assert doc["max_potential_cluster_size"] == r.max_potential_cluster_size()
+    with pytest.raises(TypeError):
+        r.max_active_clusters("3")
+
+
+def test_clusters_unknown_where_no_product_is_measured():
+    r = cudatool.OccupancyRecord(cudatool.DeviceData("sm_100"), 256)
+    with pytest.raises(cudatool.RequirementError, match="unknown"):
+        r.max_active_clusters(2)
+    with pytest.raises(cudatool.RequirementError, match="no thread-block clusters"):
+        cudatool.OccupancyRecord(cudatool.DeviceData("sm_80"), 256).max_potential_cluster_size()

@@ -95,7 +95,9 @@ static_assert(std::is_same_v<cudatool::DevicePointer, CUdeviceptr>);
   X(cuLaunchKernel)                                       \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor)          \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags) \
-  X(cuOccupancyMaxPotentialBlockSize)
+  X(cuOccupancyMaxPotentialBlockSize)                     \
+  X(cuOccupancyMaxActiveClusters)                         \
+  X(cuOccupancyMaxPotentialClusterSize)
 
 namespace cudatool {
 

@@ -43,7 +43,18 @@ KernelOccupancy occupancy_for_kernel(const DeviceData& devdata, const KernelReso
   } catch (const std::exception& e) {
     o.reason = e.what();
   }
+  apply_cluster_dims(o, devdata, bounds.cluster);
   return o;
+}
+
+void apply_cluster_dims(KernelOccupancy& o, const DeviceData& devdata,
+                        const std::optional<std::array<int, 3>>& cluster) {
+  if (!cluster || !o.record) return;
+  const ClusterDims dims{std::max(1, (*cluster)[0]), std::max(1, (*cluster)[1]),
+                         std::max(1, (*cluster)[2])};
+  const ClusterTopology* topology = cluster_topology_for(devdata, o.cluster_reason);
+  if (!topology) return;
+  o.clusters = cluster_occupancy(*topology, o.record->tb_per_mp, dims, true);
 }
 
 const DeviceData* ArchitectureTable::find(const Arch& arch, std::string& reason) {

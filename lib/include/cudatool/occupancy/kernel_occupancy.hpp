@@ -12,16 +12,21 @@
 //      no occupancy, the reason says which;
 //   5. otherwise the OccupancyRecord for the kernel's registers, static shared memory and
 //      barriers. The min-blocks of __launch_bounds__ only bounded the registers the
-//      compiler chose, which the record reads; cluster dimensions are not applied (the
-//      per-SM count is the one cuOccupancyMaxActiveBlocksPerMultiprocessor gives).
+//      compiler chose, which the record reads. The per-SM count is the one
+//      cuOccupancyMaxActiveBlocksPerMultiprocessor gives;
+//   6. a kernel with compile-time cluster dimensions (__cluster_dims__, .reqnctapercluster)
+//      also gets the clusters the whole GPU holds (cluster_occupancy.hpp), or the reason
+//      there is no such answer (a product whose GPCs nobody measured).
 #pragma once
 
+#include <array>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 
 #include "cudatool/binary/cubin.hpp"
+#include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
 
@@ -31,7 +36,17 @@ struct KernelOccupancy {
   int threads = 0;
   std::optional<OccupancyRecord> record;
   std::string reason;  // why record is empty
+  // Step 6, for a kernel with compile-time cluster dimensions and a record: the clusters,
+  // or the reason they are unknown.
+  std::optional<ClusterOccupancy> clusters;
+  std::string cluster_reason;
 };
+
+// Step 6 alone: fills `o.clusters` or `o.cluster_reason` from `o.record` for a kernel
+// compiled with `cluster` dimensions (compile-time dimensions above the portable size are
+// taken as allowed, as the compiler accepted them).
+void apply_cluster_dims(KernelOccupancy& o, const DeviceData& devdata,
+                        const std::optional<std::array<int, 3>>& cluster);
 
 // Steps 1-3: why `threads` per block cannot run this kernel on any GPU, or nullopt.
 std::optional<std::string> block_size_problem(const KernelResources& kernel,
