@@ -336,9 +336,23 @@ CompatReport check_compat(const CompatRequest& request) {
     return inputs.files[a].size > inputs.files[b].size;
   });
   std::vector<Judged> judged(inputs.files.size());
-  const unsigned inner = inputs.files.size() == 1 ? request.threads : 1;
-  parallel_for(order.size(), request.threads,
-               [&](std::size_t n) { judged[order[n]] = judge(inputs.files[order[n]], request, inner); });
+  // A file of more than a quarter of a thread's share (libtorch_cuda.so among 846 libraries)
+  // would leave the other threads idle at the end: those are read one at a time, each on all
+  // threads (the scan searches a file's sections in chunks), the rest one per thread.
+  std::uint64_t total = 0;
+  for (const Input& in : inputs.files) total += in.size;
+  const unsigned workers = worker_count(request.threads, inputs.files.size());
+  const std::uint64_t large = total / (4 * std::max(1u, workers));
+  std::size_t first_small = 0;
+  while (first_small < order.size() &&
+         (inputs.files[order[first_small]].size > large || order.size() == 1)) {
+    judged[order[first_small]] = judge(inputs.files[order[first_small]], request, request.threads);
+    ++first_small;
+  }
+  parallel_for(order.size() - first_small, request.threads, [&](std::size_t n) {
+    const std::size_t i = order[first_small + n];
+    judged[i] = judge(inputs.files[i], request, 1);
+  });
   // A file named by the user that is not readable as a CUDA binary is an error, as kernels
   // says it; one met in a walk is left out (no CUDA binary) or reported (damaged).
   for (std::size_t i = 0; i < inputs.files.size(); ++i)
