@@ -1,4 +1,4 @@
-// cudatool check: a GPU smoke check of every device (identity, occupancy, health, compute,
+// cudatool check: a GPU smoke check of every device (identity, occupancy, health, XIDs, compute,
 // memory bandwidth, host link, peer copies) with a verdict per check; text, JSON or Prometheus.
 #include <cstdlib>
 #include <ctime>
@@ -94,7 +94,7 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
       ->take_all()
       ->allow_extra_args(false);
   sub->add_option("--only", options->only,
-                  "Run only these checks (comma-separated: identity, occupancy, health, compute, "
+                  "Run only these checks (comma-separated: identity, occupancy, health, xid, compute, "
                   "memory, hostlink, peer)");
   sub->add_option("--skip", options->skip, "Run every check but these (comma-separated)");
   add_requirement_flags(*sub, options->requirements, "Fail unless at least N devices qualify");

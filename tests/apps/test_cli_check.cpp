@@ -55,7 +55,7 @@ TEST(CliCheck, BadInputIsOneLineExitTwoBeforeTheDriver) {
   EXPECT_NE(
       run_cudatool({"check", "--only", "compute,gpu-burn"})
           .err.find(
-              "unknown check \"gpu-burn\" (checks: identity, occupancy, health, compute, memory, "
+              "unknown check \"gpu-burn\" (checks: identity, occupancy, health, xid, compute, memory, "
               "hostlink, peer)"),
       std::string::npos);
   auto options = without_driver();

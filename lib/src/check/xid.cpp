@@ -101,15 +101,15 @@ std::optional<double> leading_uptime(std::string_view line) {
     }
     if (digits == 0 || at >= line.size() || line[at] != '.') return std::nullopt;
     ++at;
-    double scale = 0.1;
-    std::size_t fraction = 0;
-    while (at < line.size() && is_digit(line[at]) && fraction < 9) {
-      seconds += (line[at++] - '0') * scale;
-      scale /= 10;
-      ++fraction;
+    double fraction = 0, scale = 1;
+    std::size_t fraction_digits = 0;
+    while (at < line.size() && is_digit(line[at]) && fraction_digits < 9) {
+      fraction = fraction * 10 + (line[at++] - '0');
+      scale *= 10;
+      ++fraction_digits;
     }
-    if (fraction == 0 || at >= line.size() || line[at] != ']') return std::nullopt;
-    return seconds;
+    if (fraction_digits == 0 || at >= line.size() || line[at] != ']') return std::nullopt;
+    return seconds + fraction / scale;
   }
   // kmsg: three decimal fields separated by commas, the third microseconds since boot.
   unsigned long long fields[3] = {};
