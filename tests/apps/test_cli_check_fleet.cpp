@@ -324,3 +324,28 @@ TEST_F(CliCheckFleet, RowRemapsAndTheLinkSayWhatToDo) {
   j = json::parse(r.out);
   EXPECT_EQ(find_check(j["devices"][0]["checks"], "nvlink_fabric")["verdict"], "fail");
 }
+
+TEST_F(CliCheckFleet, DevicesListsABrokenGpuByBusIdAndUuidAndExitsFive) {
+  auto o = with_fake_driver({{"FAKE_CUDA_BROKEN", "1"}});
+  auto r = run_cudatool({"devices", "--fresh"}, o);
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  EXPECT_NE(r.out.find("0  Fake GPU 0  sm_90"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1  (no answer)  0000:02:00.0  GPU-20212223-2425-2627-2829-2a2b2c2d2e01"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("cudatool: device 1 (0000:02:00.0, GPU-20212223-2425-2627-2829-2a2b2c2d2e01) "
+                       "does not answer: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("CUDA_ERROR_UNKNOWN"), std::string::npos) << r.err;
+  r = run_cudatool({"devices", "--fresh", "--json"}, o);
+  EXPECT_EQ(r.exit_code, 5) << r.err;
+  const json j = json::parse(r.out);
+  ASSERT_EQ(j["devices"].size(), 2u);
+  EXPECT_EQ(j["devices"][0]["name"], "Fake GPU 0");
+  EXPECT_FALSE(j["devices"][0].contains("error"));
+  EXPECT_EQ(j["devices"][1]["pci_bus_id"], "0000:02:00.0");
+  EXPECT_NE(j["devices"][1]["error"].get<std::string>().find("CUDA_ERROR_UNKNOWN"),
+            std::string::npos);
+  EXPECT_EQ(j["peer_access"], json::parse("[[false,false],[false,false]]"));
+}

@@ -151,32 +151,6 @@ void run_device(DeviceRun& run, const Options& options) {
   }
 }
 
-// What the driver answers for a device; where a query fails, the fields it could still
-// read (the bus id and UUID name the device in the report) and the error.
-DeviceInfo device_info(const Device& device, std::string& error) {
-  try {
-    return DeviceInfo::from_device(device);
-  } catch (const std::exception& e) {
-    error = e.what();
-  }
-  DeviceInfo info;
-  info.ordinal = device.ordinal();
-  try {
-    info.pci_bus_id = device.pci_bus_id();
-  } catch (const std::exception&) {
-  }
-  try {
-    info.uuid = device.uuid();
-  } catch (const std::exception&) {
-  }
-  try {
-    info.name = device.name();
-  } catch (const std::exception&) {
-    info.name = "(no answer)";
-  }
-  return info;
-}
-
 // The kernel log's XIDs, per checked GPU (a result "xid" each) and for the PCI devices that
 // are none of them (the node check "xid_other_gpus": a GPU CUDA does not list, such as one
 // off the bus, or one outside CUDA_VISIBLE_DEVICES); and "kernel_log", what could be read.
@@ -338,7 +312,8 @@ Report run_check(const Options& options) {
   std::vector<DeviceInfo> infos;
   for (const Device& d : devices) {
     runs.push_back(std::make_unique<DeviceRun>(d));
-    runs.back()->info = device_info(d, runs.back()->info_error);
+    runs.back()->info = DeviceInfo::describe(d);
+    runs.back()->info_error = runs.back()->info.error;
     runs.back()->peer_stage = options.kinds.count(Kind::peer) && devices.size() > 1;
     infos.push_back(runs.back()->info);
   }
