@@ -99,6 +99,7 @@ nlohmann::json check_json(const Report& report, int exit_code) {
       {"kernels", report.kernel_form},
       {"verdict", verdict_name(report.verdict())},
       {"remediation", remediation_name(report.remediation())},
+      {"remediation_reason", remediation_reason(report)},
       {"exit_code", exit_code},
       {"duration_s", report.seconds},
       {"summary", {{"pass", c.pass}, {"warn", c.warn}, {"fail", c.fail}, {"skipped", c.skipped}}},

@@ -85,8 +85,10 @@ std::string check_text(const Report& report) {
       << " warn, " << c.fail << " fail, " << c.skipped << " skipped in " << seconds
       << " s: " << verdict_name(report.verdict()) << '\n';
   const check::Remediation remediation = report.remediation();
-  out << "remediation: " << remediation_name(remediation) << " ("
-      << remediation_text(remediation) << ")\n";
+  out << "remediation: " << remediation_name(remediation) << " (" << remediation_text(remediation)
+      << ")";
+  if (const std::string why = remediation_reason(report); !why.empty()) out << " for " << why;
+  out << '\n';
   return out.str();
 }
 
