@@ -87,8 +87,9 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
       "check", "Smoke-check every GPU: identity, health, compute, bandwidth (exit 9 on a failure)");
   auto options = std::make_shared<CheckOptions>();
   add_json_flag(*sub, global);
-  sub->add_option("--format", options->format, "Output: text, json or prometheus")
-      ->check(CLI::IsMember({"text", "json", "prometheus"}));
+  sub->add_option("--format", options->format,
+                  "Output: text, json, prometheus or nfd (Node Feature Discovery's features.d)")
+      ->check(CLI::IsMember({"text", "json", "prometheus", "nfd"}));
   sub->add_option("--device", options->devices,
                   "Check only this device (ordinal, PCI bus id or UUID); repeatable")
       ->take_all()
@@ -141,6 +142,8 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
         } catch (const std::exception& e) {
           if (format == "prometheus")
             std::cout << check_prometheus(nullptr, {to_int(exit_status_for(e)), started});
+          else if (format == "nfd")
+            std::cout << check_nfd(nullptr);
           throw;
         }
         const check::Verdict verdict = report->verdict();
@@ -150,6 +153,8 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
           print_json(check_json(*report, to_int(status)), kCheckSchemaVersion);
         else if (format == "prometheus")
           std::cout << check_prometheus(&*report, {to_int(status), started});
+        else if (format == "nfd")
+          std::cout << check_nfd(&*report);
         else
           std::cout << check_text(*report);
         return status;

@@ -83,4 +83,11 @@ struct CheckRun {
 // threshold.
 std::string check_prometheus(const check::Report* report, const CheckRun& run);
 
+// The Node Feature Discovery feature file (--format nfd; cudatool(1)): name=value lines of
+// the local source, from `report` (null where the check could not start).
+std::string check_nfd(const check::Report* report);
+// `text` as a Kubernetes label value: [A-Za-z0-9._-] (others become '-'), alphanumeric at
+// both ends, at most 63 characters.
+std::string nfd_label_value(std::string_view text);
+
 }  // namespace cudatool::app
