@@ -94,9 +94,10 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
                   "Check only this device (ordinal, PCI bus id or UUID); repeatable")
       ->take_all()
       ->allow_extra_args(false);
-  sub->add_option("--only", options->only,
-                  "Run only these checks (comma-separated: identity, occupancy, health, xid, compute, "
-                  "memory, hostlink, peer)");
+  sub->add_option(
+      "--only", options->only,
+      "Run only these checks (comma-separated: identity, occupancy, health, xid, compute, "
+      "memory, hostlink, peer)");
   sub->add_option("--skip", options->skip, "Run every check but these (comma-separated)");
   add_requirement_flags(*sub, options->requirements, "Fail unless at least N devices qualify");
   sub->add_option("--expect-count", options->expect_count, "Fail unless exactly N devices");

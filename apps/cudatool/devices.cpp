@@ -147,7 +147,8 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
             for (const DeviceInfo& d : listing.devices)
               if (!d.error.empty()) {
                 print_message("device " + std::to_string(d.ordinal) + " (" + d.pci_bus_id + ", " +
-                              (d.uuid.empty() ? "no UUID" : d.uuid) + ") does not answer: " + d.error);
+                              (d.uuid.empty() ? "no UUID" : d.uuid) +
+                              ") does not answer: " + d.error);
                 broken = true;
               }
             if (broken) return ExitStatus::cuda_error;

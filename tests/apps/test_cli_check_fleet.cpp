@@ -109,7 +109,8 @@ TEST_F(CliCheckFleet, XidsAreMappedToTheirGpusAndClassified) {
   EXPECT_EQ(find_check(gpu1["checks"], "xid")["verdict"], "fail");
   EXPECT_EQ(gpu1["remediation"], "reboot_node");
   EXPECT_EQ(gpu1["xids"][0]["mnemonic"], "ROBUST_CHANNEL_GPU_HAS_FALLEN_OFF_THE_BUS");
-  EXPECT_EQ(gpu1["xids"][0]["latest_text"], "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.");
+  EXPECT_EQ(gpu1["xids"][0]["latest_text"],
+            "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.");
   // Bus 05 is none of the checked GPUs: a node check, and the JSON's other GPUs.
   const json& other = find_check(j["node_checks"], "xid_other_gpus");
   EXPECT_EQ(other["verdict"], "fail");
@@ -129,8 +130,8 @@ TEST_F(CliCheckFleet, XidsAreMappedToTheirGpusAndClassified) {
   EXPECT_NE(text.out.find("remediation: reboot_node (reboot the node)"), std::string::npos)
       << text.out;
   // --skip xid reads no log.
-  const auto skipped = run_cudatool({"check", "--skip", "xid,compute,memory,hostlink,peer",
-                                     "--json"}, options());
+  const auto skipped =
+      run_cudatool({"check", "--skip", "xid,compute,memory,hostlink,peer", "--json"}, options());
   EXPECT_FALSE(json::parse(skipped.out).contains("kernel_log")) << skipped.out;
 }
 
@@ -181,11 +182,12 @@ TEST_F(CliCheckFleet, TheJournalWhereKmsgIsRefused) {
         "[    5.000100] gpu-node-17 kernel: NVRM: Xid (PCI:0000:02:00): 119, pid=1582259, "
         "name=python, Timeout after 6s of waiting for RPC response from GPU1 GSP!\n"
         "[    6.000000] gpu-node-17 kernel: usb 1-1: new device\n");
-  o.env["CUDATOOL_TEST_JOURNALCTL"] = write(
-      "journalctl",
-      "#!/bin/sh\n[ \"$*\" = \"-k -b 0 -o short-monotonic --no-pager -q\" ] || { echo \"args: $*\" >&2; "
-      "exit 1; }\ncat " + (dir_ / "journal.txt").string() + "\n",
-      true);
+  o.env["CUDATOOL_TEST_JOURNALCTL"] = write("journalctl",
+                                            "#!/bin/sh\n[ \"$*\" = \"-k -b 0 -o short-monotonic "
+                                            "--no-pager -q\" ] || { echo \"args: $*\" >&2; "
+                                            "exit 1; }\ncat " +
+                                                (dir_ / "journal.txt").string() + "\n",
+                                            true);
   auto r = run_cudatool({"check", "--only", "identity,xid", "--json"}, o);
   EXPECT_EQ(r.exit_code, 9) << r.err;
   json j = json::parse(r.out);
@@ -206,7 +208,8 @@ TEST_F(CliCheckFleet, TheJournalWhereKmsgIsRefused) {
 
   // A journalctl that hangs: stopped at the deadline, the check still ends.
   o.env["CUDATOOL_TEST_JOURNALCTL"] =
-      write("journalctl-hang", "#!/bin/sh\necho '[ 1.0] k: NVRM: Xid (PCI:0000:01:00): 13, x'\nexec sleep 60\n", true);
+      write("journalctl-hang",
+            "#!/bin/sh\necho '[ 1.0] k: NVRM: Xid (PCI:0000:01:00): 13, x'\nexec sleep 60\n", true);
   const auto start = std::chrono::steady_clock::now();
   r = run_cudatool({"check", "--only", "identity,xid", "--json"}, o);
   const double seconds =
@@ -238,8 +241,8 @@ TEST_F(CliCheckFleet, AGpuAnsweringNvmlButNotCudaHidesNoOther) {
   // NVML still answers for it: its health is read.
   EXPECT_EQ(find_check(broken["checks"], "ecc_mode")["verdict"], "pass");
   // The text lists both.
-  const auto text =
-      run_cudatool({"check", "--only", "identity,health"}, options({{"FAKE_CUDA_BROKEN", "1"}}, true));
+  const auto text = run_cudatool({"check", "--only", "identity,health"},
+                                 options({{"FAKE_CUDA_BROKEN", "1"}}, true));
   EXPECT_NE(text.out.find("device 0  Fake GPU 0"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("0000:02:00.0  GPU-20212223"), std::string::npos) << text.out;
 }
@@ -260,7 +263,8 @@ TEST_F(CliCheckFleet, AGpuLostToNvmlAndCudaIsNamedOthersChecked) {
   // NVML's node view: the lost GPU is also missing from its list.
   const json& count = find_check(j["node_checks"], "nvml_devices");
   EXPECT_EQ(count["verdict"], "fail") << count.dump();
-  EXPECT_NE(count["reason"].get<std::string>().find("NVML GPU 1: NVML_ERROR_GPU_IS_LOST (fallen off the bus)"),
+  EXPECT_NE(count["reason"].get<std::string>().find(
+                "NVML GPU 1: NVML_ERROR_GPU_IS_LOST (fallen off the bus)"),
             std::string::npos)
       << count.dump();
 }
@@ -333,9 +337,10 @@ TEST_F(CliCheckFleet, DevicesListsABrokenGpuByBusIdAndUuidAndExitsFive) {
   EXPECT_NE(r.out.find("1  (no answer)  0000:02:00.0  GPU-20212223-2425-2627-2829-2a2b2c2d2e01"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.err.find("cudatool: device 1 (0000:02:00.0, GPU-20212223-2425-2627-2829-2a2b2c2d2e01) "
-                       "does not answer: "),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("cudatool: device 1 (0000:02:00.0, GPU-20212223-2425-2627-2829-2a2b2c2d2e01) "
+                 "does not answer: "),
+      std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("CUDA_ERROR_UNKNOWN"), std::string::npos) << r.err;
   r = run_cudatool({"devices", "--fresh", "--json"}, o);

@@ -353,7 +353,8 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
 }
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
-  if (listed("FAKE_CUDA_CTX_FAIL", std::to_string(d)) || listed("FAKE_CUDA_BROKEN", std::to_string(d)))
+  if (listed("FAKE_CUDA_CTX_FAIL", std::to_string(d)) ||
+      listed("FAKE_CUDA_BROKEN", std::to_string(d)))
     return CUDA_ERROR_UNKNOWN;
   if (listed("FAKE_CUDA_CTX_BUSY", std::to_string(d))) return CUDA_ERROR_DEVICE_UNAVAILABLE;
   if (listed("FAKE_CUDA_CTX_OOM", std::to_string(d))) return CUDA_ERROR_OUT_OF_MEMORY;

@@ -176,8 +176,8 @@ void add_xids(Report& report, const KernelLog& log, std::vector<std::unique_ptr<
     r.verdict = Verdict::pass;
     r.value = static_cast<double>(log.xids.lines);
     r.unit = "lines";
-    r.reason = std::to_string(log.xids.lines) + " lines since boot read from " + log.source +
-               ", " + std::to_string(log.xids.events.size()) + " XIDs" +
+    r.reason = std::to_string(log.xids.lines) + " lines since boot read from " + log.source + ", " +
+               std::to_string(log.xids.events.size()) + " XIDs" +
                (log.xids.truncated ? " (the log was longer than cudatool reads: the newest part "
                                      "or the part read before the limit)"
                                    : "") +
@@ -249,8 +249,8 @@ void add_nvml_devices(Report& report, const std::vector<std::unique_ptr<DeviceRu
     if (d.error != 0) {
       who += ": " + nvml_error_name(d.error);
       if (d.error == 15) who += " (fallen off the bus)";
-      remediation = worse(remediation, d.error == 15 ? Remediation::reboot_node
-                                                     : Remediation::reset_gpu);
+      remediation =
+          worse(remediation, d.error == 15 ? Remediation::reboot_node : Remediation::reset_gpu);
     } else {
       who += ": not listed by CUDA (the driver could not initialise it)";
       remediation = worse(remediation, Remediation::reset_gpu);
@@ -269,10 +269,12 @@ void add_nvml_devices(Report& report, const std::vector<std::unique_ptr<DeviceRu
       std::vector<std::string> unseen;
       for (const auto& [device, uuid] : log->xids.uuid_of) {
         bool checked = false;
-        for (const auto& run : runs) checked = checked || xid_pci_device(run->info.pci_bus_id) == device;
+        for (const auto& run : runs)
+          checked = checked || xid_pci_device(run->info.pci_bus_id) == device;
         if (!checked) unseen.push_back(device + " " + uuid);
       }
-      if (!unseen.empty()) r.reason += "; the kernel log names GPUs not checked: " + detail::join(unseen);
+      if (!unseen.empty())
+        r.reason += "; the kernel log names GPUs not checked: " + detail::join(unseen);
     }
   }
   report.node_checks.push_back(r);

@@ -57,8 +57,10 @@ void run_health(DeviceRun& run, const Options& options) {
         }
       if (!run.busy_link)
         unloaded_link = "the link idles at Gen" + std::to_string(idle.generation) + " x" +
-                        std::to_string(idle.width) + ", below its maximum, and could not be read "
-                        "under load: " + why;
+                        std::to_string(idle.width) +
+                        ", below its maximum, and could not be read "
+                        "under load: " +
+                        why;
     }
   }
   for (auto& r : health_results(*run.health, run.busy_link)) {

@@ -112,8 +112,8 @@ bool read_journal(const std::string& program, double timeout_s, KernelLog& log, 
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-  std::vector<std::string> args = {program, "-k", "-b", "0", "-o", "short-monotonic",
-                                   "--no-pager", "-q"};
+  std::vector<std::string> args = {program,           "-k",         "-b", "0", "-o",
+                                   "short-monotonic", "--no-pager", "-q"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -194,7 +194,8 @@ bool read_journal(const std::string& program, double timeout_s, KernelLog& log, 
   }
   if (log.xids.lines == 0) {
     // Every boot logs kernel messages: none means the journal hides them from this user.
-    why = program + " -k -b 0 showed no kernel message (no permission to read the system "
+    why = program +
+          " -k -b 0 showed no kernel message (no permission to read the system "
           "journal, or no journal of this boot)";
     return false;
   }

@@ -43,9 +43,9 @@ std::string_view remediation_text(Remediation r) {
 }
 
 const std::vector<Remediation>& all_remediations() {
-  static const std::vector<Remediation> all = {Remediation::none,        Remediation::monitor,
-                                               Remediation::restart_job, Remediation::reset_gpu,
-                                               Remediation::reboot_node, Remediation::drain_inspect};
+  static const std::vector<Remediation> all = {
+      Remediation::none,      Remediation::monitor,     Remediation::restart_job,
+      Remediation::reset_gpu, Remediation::reboot_node, Remediation::drain_inspect};
   return all;
 }
 

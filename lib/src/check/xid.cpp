@@ -3,9 +3,10 @@
 //
 // The driver writes (open-gpu-kernel-modules, and as seen in logs since r470):
 //   NVRM: Xid (PCI:0000:cb:00): 13, pid='<unknown>', name=<unknown>, Graphics SM Warp Exception ...
-//   NVRM: Xid (PCI:0000:04:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)
-//   NVRM: Xid (0000:03:00): 14, Channel 00000001                    (older drivers: no "PCI:")
-//   NVRM: GPU at PCI:0000:01:00: GPU-299fe279-1c52-2255-d4ba-07d7bd2861d9   (before a GPU's first Xid)
+//   NVRM: Xid (PCI:0000:04:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node
+//   Reboot Required) NVRM: Xid (0000:03:00): 14, Channel 00000001                    (older
+//   drivers: no "PCI:") NVRM: GPU at PCI:0000:01:00: GPU-299fe279-1c52-2255-d4ba-07d7bd2861d9
+//   (before a GPU's first Xid)
 // behind /dev/kmsg's record header ("4,1234,5678901234,-;") or dmesg's and journalctl
 // -o short-monotonic's "[ 5678.901234] " (journalctl adds "host kernel: ").
 #include "cudatool/check/xid.hpp"
@@ -284,7 +285,8 @@ KernelLogXids parse_kernel_log(std::string_view text) {
 std::vector<XidCount> count_xids(const std::vector<XidEvent>& events) {
   std::vector<XidCount> out;
   for (const auto& e : events) {
-    auto it = std::find_if(out.begin(), out.end(), [&](const XidCount& c) { return c.xid == e.xid; });
+    auto it =
+        std::find_if(out.begin(), out.end(), [&](const XidCount& c) { return c.xid == e.xid; });
     if (it == out.end()) {
       out.push_back({});
       it = out.end() - 1;
@@ -295,7 +297,8 @@ std::vector<XidCount> count_xids(const std::vector<XidEvent>& events) {
     it->latest_text = e.text;
     if (e.xid == 154) it->recovery_action = e.recovery_action;
   }
-  std::sort(out.begin(), out.end(), [](const XidCount& a, const XidCount& b) { return a.xid < b.xid; });
+  std::sort(out.begin(), out.end(),
+            [](const XidCount& a, const XidCount& b) { return a.xid < b.xid; });
   return out;
 }
 
@@ -327,9 +330,10 @@ CheckResult xid_result(const std::vector<XidCount>& counts) {
     verdict = worse(verdict, v);
     remediation = worse(remediation, action);
     if (parts.size() < 8) {
-      std::string part = "Xid " + std::to_string(c.xid) + " x" + std::to_string(c.count) + " (" +
-                         what + ")";
-      if (c.latest_uptime_s) part += ", latest " + detail::fixed(*c.latest_uptime_s, 1) + " s after boot";
+      std::string part =
+          "Xid " + std::to_string(c.xid) + " x" + std::to_string(c.count) + " (" + what + ")";
+      if (c.latest_uptime_s)
+        part += ", latest " + detail::fixed(*c.latest_uptime_s, 1) + " s after boot";
       if (!c.latest_text.empty()) part += ": " + c.latest_text;
       parts.push_back(part);
     }

@@ -16,8 +16,8 @@ TEST(CheckKinds, ParsesListsAndRejectsUnknownNames) {
             (std::set<Kind>{Kind::compute, Kind::memory}));
   EXPECT_EQ(select_kinds(std::nullopt, "--only", std::nullopt, "--skip").size(), 8u);
   EXPECT_EQ(select_kinds(std::nullopt, "--only", std::string("peer,health"), "--skip"),
-            (std::set<Kind>{Kind::identity, Kind::occupancy, Kind::xid, Kind::compute,
-                            Kind::memory, Kind::hostlink}));
+            (std::set<Kind>{Kind::identity, Kind::occupancy, Kind::xid, Kind::compute, Kind::memory,
+                            Kind::hostlink}));
   EXPECT_EQ(parse_kind_list("occupancy", "--only"), (std::set<Kind>{Kind::occupancy}));
   try {
     parse_kind_list("compute,gpu-burn", "--only");

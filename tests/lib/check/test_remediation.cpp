@@ -120,7 +120,8 @@ TEST(Remediation, PcieDowntrainingNamesWhatTrainedDown) {
   CheckResult r = find(health_results(h, PcieLink{4, 16}), "pcie_link");
   EXPECT_EQ(r.verdict, Verdict::fail);
   EXPECT_EQ(remediation_of(r), Remediation::drain_inspect);
-  EXPECT_NE(r.reason.find("below its maximum generation under load"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("below its maximum generation under load"), std::string::npos)
+      << r.reason;
   r = find(health_results(h, PcieLink{5, 8}), "pcie_link");
   EXPECT_NE(r.reason.find("below its maximum width under load"), std::string::npos) << r.reason;
   r = find(health_results(h, PcieLink{3, 4}), "pcie_link");

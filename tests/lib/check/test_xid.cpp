@@ -25,7 +25,8 @@ CheckResult one(unsigned xid, const std::string& text = "") {
   e.xid = xid;
   e.pci_device = "00000000:CB:00";
   e.text = text;
-  if (xid == 154) e.recovery_action = parse_xid_line("NVRM: Xid (PCI:0000:cb:00): 154, " + text)->recovery_action;
+  if (xid == 154)
+    e.recovery_action = parse_xid_line("NVRM: Xid (PCI:0000:cb:00): 154, " + text)->recovery_action;
   return xid_result(count_xids({e}));
 }
 
@@ -44,23 +45,27 @@ TEST(Xid, TheDriversLineBehindEachPrefix) {
             "pid='<unknown>', name=<unknown>, Graphics SM Warp Exception on (GPC 7, TPC 7, SM 0): "
             "Illegal Instruction Parameter");
   // Newer kernels add fields after the flags ("caller=").
-  e = parse("4,2,3000000,-,caller=T812;NVRM: Xid (PCI:0000:05:00): 79, pid='<unknown>', "
-            "name=<unknown>, GPU has fallen off the bus.");
+  e = parse(
+      "4,2,3000000,-,caller=T812;NVRM: Xid (PCI:0000:05:00): 79, pid='<unknown>', "
+      "name=<unknown>, GPU has fallen off the bus.");
   EXPECT_EQ(e.xid, 79u);
   EXPECT_DOUBLE_EQ(e.uptime_s.value_or(0), 3.0);
   // dmesg, and journalctl -o short-monotonic.
-  e = parse("[ 1843.308145] NVRM: Xid (PCI:0000:b3:00): 48, pid=1234, name=python3, An "
-            "uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer");
+  e = parse(
+      "[ 1843.308145] NVRM: Xid (PCI:0000:b3:00): 48, pid=1234, name=python3, An "
+      "uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer");
   EXPECT_EQ(e.xid, 48u);
   EXPECT_EQ(e.pci_device, "00000000:B3:00");
   EXPECT_DOUBLE_EQ(e.uptime_s.value_or(0), 1843.308145);
-  e = parse("[16450076.435595] gpu-node-17 kernel: NVRM: Xid (PCI:0002:00:00): 119, pid=1582259, "
-            "name=python, Timeout after 6s of waiting for RPC response from GPU0 GSP!");
+  e = parse(
+      "[16450076.435595] gpu-node-17 kernel: NVRM: Xid (PCI:0002:00:00): 119, pid=1582259, "
+      "name=python, Timeout after 6s of waiting for RPC response from GPU0 GSP!");
   EXPECT_EQ(e.xid, 119u);
   EXPECT_EQ(e.pci_device, "00000002:00:00");
   // syslog (no kernel timestamp), and the older form without "PCI:".
-  e = parse("Nov 28 08:00:01 gpu-node-17 kernel: NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row "
-            "Remapper: New row marked for remapping, reset gpu to activate.");
+  e = parse(
+      "Nov 28 08:00:01 gpu-node-17 kernel: NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row "
+      "Remapper: New row marked for remapping, reset gpu to activate.");
   EXPECT_EQ(e.xid, 63u);
   EXPECT_EQ(e.pci_device, "00000000:10:1C");
   EXPECT_FALSE(e.uptime_s);
@@ -81,7 +86,8 @@ TEST(Xid, NotAnXidLine) {
         "NVRM: Xid (PCI:0000:cb:00): 0, zero", "NVRM: Xid (PCI:0000:cb:00): -1, negative",
         "NVRM: Xid (PCI:0000:cb:00): 123456, too long", "NVRM: Xid (PCI:0000:cb:00): 13x, suffix",
         "NVRM: Xid (PCI:000000000:cb:00): 13, domain of 9 digits",
-        "NVRM: Xid (PCI:0000:1cb:00): 13, bus of 3 digits", "NVRM: Xid (PCI:0000:cb:20): 13, device 0x20",
+        "NVRM: Xid (PCI:0000:1cb:00): 13, bus of 3 digits",
+        "NVRM: Xid (PCI:0000:cb:20): 13, device 0x20",
         "NVRM: Xid (PCI:0000:cb:00.8): 13, function 8", "NVRM: Xid (PCI:zz:cb:00): 13, not hex"})
     EXPECT_FALSE(parse_xid_line(line)) << line;
   const std::string nul("NVRM: Xid (PCI:0000:cb:00): 13\0, a NUL", 38);
@@ -114,7 +120,8 @@ TEST(Xid, TruncatedLines) {
 
 TEST(Xid, HostileText) {
   // Control characters, an escape sequence, bytes above 0x7f, CR: printable ASCII only.
-  XidEvent e = parse(std::string("NVRM: Xid (PCI:0000:cb:00): 31, \x1b[31mred\x1b[0m \xff\xfe\r\n"));
+  XidEvent e =
+      parse(std::string("NVRM: Xid (PCI:0000:cb:00): 31, \x1b[31mred\x1b[0m \xff\xfe\r\n"));
   EXPECT_EQ(e.text, "?[31mred?[0m ??");
   // A megabyte of text: bounded.
   e = parse("NVRM: Xid (PCI:0000:cb:00): 31, " + std::string(1 << 20, 'A'));
@@ -182,20 +189,20 @@ TEST(Xid, EveryActionClass) {
     Verdict verdict;
     Remediation remediation;
   };
-  for (const Case& c : {Case{43, Verdict::pass, Remediation::none},
-                        Case{92, Verdict::pass, Remediation::none},
-                        Case{13, Verdict::warn, Remediation::restart_job},
-                        Case{31, Verdict::warn, Remediation::restart_job},
-                        Case{94, Verdict::warn, Remediation::restart_job},
-                        Case{48, Verdict::fail, Remediation::reset_gpu},
-                        Case{63, Verdict::fail, Remediation::reset_gpu},
-                        Case{64, Verdict::fail, Remediation::reset_gpu},
-                        Case{74, Verdict::fail, Remediation::reset_gpu},
-                        Case{95, Verdict::fail, Remediation::reset_gpu},
-                        Case{119, Verdict::fail, Remediation::reset_gpu},
-                        Case{79, Verdict::fail, Remediation::reboot_node},
-                        Case{57, Verdict::fail, Remediation::drain_inspect},
-                        Case{9999, Verdict::warn, Remediation::monitor}}) {
+  for (const Case& c :
+       {Case{43, Verdict::pass, Remediation::none}, Case{92, Verdict::pass, Remediation::none},
+        Case{13, Verdict::warn, Remediation::restart_job},
+        Case{31, Verdict::warn, Remediation::restart_job},
+        Case{94, Verdict::warn, Remediation::restart_job},
+        Case{48, Verdict::fail, Remediation::reset_gpu},
+        Case{63, Verdict::fail, Remediation::reset_gpu},
+        Case{64, Verdict::fail, Remediation::reset_gpu},
+        Case{74, Verdict::fail, Remediation::reset_gpu},
+        Case{95, Verdict::fail, Remediation::reset_gpu},
+        Case{119, Verdict::fail, Remediation::reset_gpu},
+        Case{79, Verdict::fail, Remediation::reboot_node},
+        Case{57, Verdict::fail, Remediation::drain_inspect},
+        Case{9999, Verdict::warn, Remediation::monitor}}) {
     const CheckResult r = one(c.xid);
     EXPECT_EQ(r.verdict, c.verdict) << c.xid << ": " << r.reason;
     EXPECT_EQ(remediation_of(r), c.remediation) << c.xid << ": " << r.reason;
@@ -204,8 +211,8 @@ TEST(Xid, EveryActionClass) {
   // Every catalog action maps to a remediation, and every XID of the catalog is found.
   for (const auto& entry : xid_catalog()) {
     ASSERT_EQ(find_xid(entry.xid), &entry);
-    EXPECT_EQ(remediation_of(one(entry.xid)), entry.xid == 154 ? Remediation::monitor
-                                                               : remediation_for(entry.action));
+    EXPECT_EQ(remediation_of(one(entry.xid)),
+              entry.xid == 154 ? Remediation::monitor : remediation_for(entry.action));
   }
   EXPECT_EQ(find_xid(1), nullptr);
   // No XID: a pass that says so.
@@ -221,11 +228,12 @@ TEST(Xid, RecoveryActionOfXid154) {
   EXPECT_EQ(remediation_of(one(154, prefix + "0x2 (Node Reboot Required)")),
             Remediation::reboot_node);
   EXPECT_EQ(remediation_of(one(154, prefix + "0x4 (Drain and Reset)")), Remediation::reset_gpu);
-  EXPECT_EQ(one(154, "GPU recovery action changed from 0x1 (GPU Reset Required) to 0x0 (None)")
-                .verdict,
-            Verdict::pass);
+  EXPECT_EQ(
+      one(154, "GPU recovery action changed from 0x1 (GPU Reset Required) to 0x0 (None)").verdict,
+      Verdict::pass);
   // An action newer than the parser: looked at.
-  EXPECT_EQ(remediation_of(one(154, prefix + "0x9 (Replace The Moon)")), Remediation::drain_inspect);
+  EXPECT_EQ(remediation_of(one(154, prefix + "0x9 (Replace The Moon)")),
+            Remediation::drain_inspect);
 }
 
 TEST(Xid, BusIdsMeetTheLogsForm) {

@@ -152,8 +152,8 @@ bool in_initial_pid_namespace(const std::string& proc_root = "/proc");
 struct XidCount {
   unsigned xid = 0;
   std::size_t count = 0;
-  std::optional<double> latest_uptime_s;  // seconds since boot, where the log says
-  std::string latest_text;                // printable ASCII, bounded
+  std::optional<double> latest_uptime_s;       // seconds since boot, where the log says
+  std::string latest_text;                     // printable ASCII, bounded
   std::optional<Remediation> recovery_action;  // Xid 154: the action its latest line names
 };
 

@@ -21,8 +21,15 @@
 namespace cudatool::check {
 
 // NVIDIA's resolution buckets (the catalog's "Immediate Action").
-enum class XidAction { ignore, restart_app, reset_gpu, restart_bm, restart_vm, contact_support,
-                       workflow_xid_48 };
+enum class XidAction {
+  ignore,
+  restart_app,
+  reset_gpu,
+  restart_bm,
+  restart_vm,
+  contact_support,
+  workflow_xid_48
+};
 // "IGNORE", "RESTART_APP", ... as the catalog spells them.
 std::string_view xid_action_name(XidAction action);
 // What cudatool's remediation is for NVIDIA's action.
@@ -66,11 +73,11 @@ std::optional<XidEvent> parse_xid_line(std::string_view line);
 // What the kernel log holds: every Xid, and the GPUs the driver named ("NVRM: GPU at
 // PCI:0000:01:00: GPU-299fe279-...", which it writes before a GPU's first Xid) by UUID.
 struct KernelLogXids {
-  std::vector<XidEvent> events;                    // in log order
-  std::map<std::string, std::string> uuid_of;      // pci_device -> "GPU-..."
-  std::size_t lines = 0;                           // lines looked at
-  std::size_t bytes = 0;                           // bytes looked at
-  bool truncated = false;                          // the log was longer than the limits below
+  std::vector<XidEvent> events;                // in log order
+  std::map<std::string, std::string> uuid_of;  // pci_device -> "GPU-..."
+  std::size_t lines = 0;                       // lines looked at
+  std::size_t bytes = 0;                       // bytes looked at
+  bool truncated = false;                      // the log was longer than the limits below
 };
 inline constexpr std::size_t kMaxKernelLogBytes = 64u << 20;
 inline constexpr std::size_t kMaxXidEvents = 100000;
