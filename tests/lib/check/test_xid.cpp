@@ -113,7 +113,7 @@ TEST(Xid, TruncatedLines) {
     }
   }
   // A kmsg header cut short: the XID without a time.
-  const auto e = parse_xid_line("4,1841,53;NVRM: Xid (PCI:0000:cb:00): 31, pid=7");
+  const auto e = parse_xid_line("4,1841;NVRM: Xid (PCI:0000:cb:00): 31, pid=7");
   ASSERT_TRUE(e);
   EXPECT_FALSE(e->uptime_s);  // two fields before ';': not a record header
 }
@@ -158,7 +158,7 @@ TEST(Xid, InterleavedDevicesAndOtherLines) {
       "4,907,8000000,-;NVRM: Xid (PCI:0000:05:00): 154, GPU recovery action changed from 0x0 "
       "(None) to 0x2 (Node Reboot Required)";  // the last line has no newline
   const KernelLogXids parsed = parse_kernel_log(log);
-  EXPECT_EQ(parsed.lines, 10u);
+  EXPECT_EQ(parsed.lines, 11u);
   ASSERT_EQ(parsed.events.size(), 5u);
   EXPECT_EQ(parsed.uuid_of.at("00000000:CB:00"), "GPU-299fe279-1c52-2255-d4ba-07d7bd2861d9");
   EXPECT_EQ(parsed.uuid_of.at("00000000:05:00"), "GPU-0a0b0c0d-0000-1111-2222-333344445555");
@@ -211,8 +211,7 @@ TEST(Xid, EveryActionClass) {
   // Every catalog action maps to a remediation, and every XID of the catalog is found.
   for (const auto& entry : xid_catalog()) {
     ASSERT_EQ(find_xid(entry.xid), &entry);
-    EXPECT_EQ(remediation_of(one(entry.xid)),
-              entry.xid == 154 ? Remediation::monitor : remediation_for(entry.action));
+    EXPECT_EQ(remediation_of(one(entry.xid)), remediation_for(entry.action)) << entry.xid;
   }
   EXPECT_EQ(find_xid(1), nullptr);
   // No XID: a pass that says so.
