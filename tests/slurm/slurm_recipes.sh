@@ -87,6 +87,14 @@ cat > "$work/bin/cudatool" <<EOF
 exec "$cudatool" "\$@"
 EOF
 chmod 0755 "$work/bin/cudatool"
+# `scontrol`: this cluster's (slurmd runs HealthCheckProgram with SLURMD_NODENAME alone in
+# its environment; a real node's scontrol finds /etc/slurm/slurm.conf).
+scontrol_path=$(command -v scontrol)
+cat > "$work/bin/scontrol" <<EOF
+#!/bin/sh
+SLURM_CONF="$work/slurm.conf" exec "$scontrol_path" "\$@"
+EOF
+chmod 0755 "$work/bin/scontrol"
 # A kernel log without XIDs (this host's own is not this test's business).
 echo "6,1,100000,-;Linux version 6.1.0 (test)" > "$work/kmsg"
 gpu_fails() {
