@@ -103,7 +103,9 @@ TEST(Xid, TruncatedLines) {
     if (n < number_end) {
       // "...: 7" is a cut "79": taken as 7 would be wrong, but a cut there cannot be told from
       // a line that ends with its number; every other cut before the number is no XID.
-      if (e) EXPECT_EQ(n, number_end - 1) << line.substr(0, n);
+      if (e) {
+        EXPECT_EQ(n, number_end - 1) << line.substr(0, n);
+      }
     } else {
       ASSERT_TRUE(e) << line.substr(0, n);
       EXPECT_EQ(e->xid, 79u);
