@@ -99,11 +99,15 @@ std::string_view threshold_help(std::string_view word) {
 // A GPU's labels, named as dcgm-exporter names them so that the series join with its: gpu
 // (NVML's index, nvidia-smi's; absent without NVML), UUID, pci_bus_id (NVML's form) and
 // modelName; and cuda_device, the CUDA ordinal (the JSON's `ordinal`, what --device takes),
-// which differs from gpu under CUDA_VISIBLE_DEVICES or CUDA's fastest-first order.
-Labels gpu_labels(const check::DeviceReport& device) {
+// which differs from gpu under CUDA_VISIBLE_DEVICES or CUDA's fastest-first order. Where
+// any GPU of the report has NVML's index (`with_gpu`), every GPU has the label, empty where
+// NVML lost it: node_exporter refuses a metric whose samples differ in label names, and a
+// broken GPU must not hide the others.
+Labels gpu_labels(const check::DeviceReport& device, bool with_gpu) {
   const DeviceInfo& d = device.identity;
   Labels labels;
-  if (device.nvml_index) labels.emplace_back("gpu", std::to_string(*device.nvml_index));
+  if (with_gpu)
+    labels.emplace_back("gpu", device.nvml_index ? std::to_string(*device.nvml_index) : "");
   labels.emplace_back("UUID", d.uuid);
   labels.emplace_back("pci_bus_id", nvml_pci_bus_id(d.pci_bus_id).value_or(d.pci_bus_id));
   labels.emplace_back("modelName", d.name);
@@ -207,10 +211,12 @@ std::string check_prometheus(const Report* report, const CheckRun& run) {
           {{"driver_version", report->driver_version.value_or("")},
            {"cuda_version", driver::format_cuda_version(report->cuda_version)}},
           "1");
+  bool with_gpu = false;
+  for (const auto& d : report->devices) with_gpu = with_gpu || d.nvml_index.has_value();
   for (const auto& d : report->devices)
     add_verdict(out, "cudatool_check_gpu_verdict",
                 "1 for the GPU's verdict (the worst of its checks), 0 for the other three.",
-                gpu_labels(d), d.verdict());
+                gpu_labels(d, with_gpu), d.verdict());
   add_remediation(out, "cudatool_check_remediation",
                   "1 for the node's remediation (the worst of its findings': none, monitor, "
                   "restart_job, reset_gpu, reboot_node, drain_inspect), 0 for the others.",
@@ -218,15 +224,15 @@ std::string check_prometheus(const Report* report, const CheckRun& run) {
   for (const auto& d : report->devices)
     add_remediation(out, "cudatool_check_gpu_remediation",
                     "1 for the GPU's remediation (the worst of its checks'), 0 for the others.",
-                    gpu_labels(d), d.remediation());
+                    gpu_labels(d, with_gpu), d.remediation());
   for (const auto& d : report->devices)
-    add_xids(out, "cudatool_check_", gpu_labels(d), d.xids, report->boot_time);
+    add_xids(out, "cudatool_check_", gpu_labels(d, with_gpu), d.xids, report->boot_time);
   for (const auto& [device, counts] : report->other_xids)
     add_xids(out, "cudatool_check_other_gpu_", {{"pci_bus_id", device + ".0"}}, counts,
              report->boot_time);
   for (const auto& c : report->node_checks) add_result(out, {}, c, true);
   for (const auto& d : report->devices)
-    for (const auto& c : d.checks) add_result(out, gpu_labels(d), c, false);
+    for (const auto& c : d.checks) add_result(out, gpu_labels(d, with_gpu), c, false);
   return out.str();
 }
 

@@ -258,6 +258,8 @@ def value(name, **labels):
         if all(s.labels.get(k) == v for k, v in labels.items()):
             return s.value
     raise SystemExit(f"no {name} {labels}")
+for f in families.values():  # node_exporter refuses a metric whose samples differ in label names
+    assert len({tuple(sorted(s.labels)) for s in f.samples}) == 1, f"{f.name}: label names differ"
 assert value("cudatool_check_success") == 0
 assert value("cudatool_check_gpu_verdict", pci_bus_id="00000000:02:00.0", verdict="fail") == 1
 assert value("cudatool_check_remediation", action="reboot_node") == 1
