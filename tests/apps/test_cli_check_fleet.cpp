@@ -267,6 +267,14 @@ TEST_F(CliCheckFleet, AGpuLostToNvmlAndCudaIsNamedOthersChecked) {
                 "NVML GPU 1: NVML_ERROR_GPU_IS_LOST (fallen off the bus)"),
             std::string::npos)
       << count.dump();
+  // Prometheus: the lost GPU keeps the gpu label (empty), so node_exporter takes the file.
+  const auto prom = run_cudatool({"check", "--only", "identity,health", "--format", "prometheus"},
+                                 options({{"FAKE_NVML_LOST", "2"}}, true));
+  EXPECT_NE(prom.out.find("cudatool_check_gpu_verdict{gpu=\"0\",UUID=\"GPU-1011"),
+            std::string::npos)
+      << prom.out;
+  EXPECT_NE(prom.out.find("cudatool_check_gpu_verdict{gpu=\"\",UUID=\"GPU-2021"), std::string::npos)
+      << prom.out;
 }
 
 TEST_F(CliCheckFleet, AGpuCudaDoesNotListIsNamedFromNvmlAndTheLog) {
