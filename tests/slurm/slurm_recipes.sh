@@ -12,19 +12,19 @@
 # (/run -> the temporary directory) and a PATH line is added where slurmd runs them, naming a
 # `cudatool` that runs the real binary with the fake libraries.
 #
-# Usage: slurm_recipes.sh CUDATOOL FAKE_LIBCUDA FAKE_LIBNVML SOURCE_DIR
+# Usage: slurm_recipes.sh CUDATOOL FAKE_LIBCUDA FAKE_LIBNVML SOURCE_DIR [PYTHON3]
 # Exit 77 (skipped, with the reason) where the cluster cannot start: Slurm or munge missing,
 # not root (slurmd runs prologs as root), a daemon that does not come up. Every wait is
 # bounded; the daemons are stopped on every way out.
 set -euo pipefail
 cudatool=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-fake_libcuda=$2 fake_libnvml=$3 source_dir=$4
+fake_libcuda=$2 fake_libnvml=$3 source_dir=$4 python=${5:-python3}
 
 skip() {
   echo "SKIPPED: $*"
   exit 77
 }
-for tool in munged slurmctld slurmd scontrol srun python3; do
+for tool in munged slurmctld slurmd scontrol srun "$python"; do
   command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] ||
     skip "$tool is not installed (Debian: munge, slurmctld, slurmd, slurm-client; tools/install-deps.sh)"
 done
@@ -119,7 +119,7 @@ status=0
 grep -q "NVML_ERROR_GPU_IS_LOST" "$work/direct.txt" || fail "the check does not name the lost GPU"
 
 # ---- a one-node cluster ------------------------------------------------------------------
-free_ports=$(python3 -c '
+free_ports=$("$python" -c '
 import socket
 s = [socket.socket() for _ in range(2)]
 for x in s: x.bind(("127.0.0.1", 0))
@@ -248,8 +248,8 @@ awk '
 status=0
 PATH="$work/bin:$PATH" sh "$work/textfile.sh" > /dev/null 2>&1 || status=$?
 [ "$status" -eq 9 ] || fail "the textfile recipe exited $status on the failing node, expected 9"
-if python3 -c 'import prometheus_client.parser' 2>/dev/null; then
-  python3 - "$work/textfile/cudatool.prom" <<'PY' || fail "the textfile does not keep the failing node"
+if "$python" -c 'import prometheus_client.parser' 2>/dev/null; then
+  "$python" - "$work/textfile/cudatool.prom" <<'PY' || fail "the textfile does not keep the failing node"
 import sys
 from prometheus_client.parser import text_string_to_metric_families
 families = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}

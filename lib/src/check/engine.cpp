@@ -354,7 +354,7 @@ Report run_check(const Options& options) {
             r = from->fatal_crowded_out || to->fatal_crowded_out
                     ? out_of_memory_result(Kind::peer, "peer", why, peer_sharers(*from, *to),
                                            options.occupancy.require_idle)
-                    : failed(Kind::peer, "peer", why);
+                    : device_error(Kind::peer, "peer", why);
           } else if (from->mig || to->mig) {
             r = skipped(Kind::peer, "peer", "MIG instances have no peer access");
           } else if (!from->device.can_access_peer(to->device)) {
@@ -367,7 +367,7 @@ Report run_check(const Options& options) {
               r = out_of_memory(e) && !who.empty()
                       ? out_of_memory_result(Kind::peer, "peer", "device " + pair + ": " + e.what(),
                                              who, options.occupancy.require_idle)
-                      : failed(Kind::peer, "peer", "device " + pair + ": " + e.what());
+                      : device_error(Kind::peer, "peer", "device " + pair + ": " + e.what());
             }
           }
           r.peer = to->info.ordinal;
