@@ -39,6 +39,8 @@ DeviceInfo DeviceInfo::from_device(const Device& device) {
 DeviceInfo DeviceInfo::describe(const Device& device) {
   try {
     return from_device(device);
+  } catch (const LibraryNotFoundError&) {
+    throw;  // the driver is too old for every device, not this one broken
   } catch (const Error& e) {
     DeviceInfo info;
     info.ordinal = device.ordinal();

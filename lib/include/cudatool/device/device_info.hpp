@@ -35,7 +35,8 @@ struct DeviceInfo {
 
   // Throws where any query fails.
   static DeviceInfo from_device(const Device& device);
-  // Never throws for a failed query: whatever the driver answered, and `error`.
+  // Never throws for a failed query of this device: whatever the driver answered, and
+  // `error` (a driver too old for an entry point still throws LibraryNotFoundError).
   static DeviceInfo describe(const Device& device);
 };
 
