@@ -10,7 +10,7 @@ $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev \
   libbenchmark-dev libssl-dev pkg-config python3-jsonschema python3-prometheus-client zsh fish tmux dpkg-dev clang-14 libclang-rt-14-dev libzstd-dev liblz4-dev libre2-dev \
-  python3-dev python3-venv python3-pip >/dev/null
+  python3-dev python3-venv python3-pip python3-yaml munge slurmctld slurmd slurm-client >/dev/null
 cuda=${CUDA_HOME:-/usr/local/cuda}
 if [ ! -f "$cuda/include/cuda.h" ]; then
   echo "install-deps.sh: the CUDA toolkit is not at $cuda (set CUDA_HOME): cudatool needs its headers" >&2

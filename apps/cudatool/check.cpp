@@ -1,4 +1,4 @@
-// cudatool check: a GPU smoke check of every device (identity, occupancy, health, compute,
+// cudatool check: a GPU smoke check of every device (identity, occupancy, health, XIDs, compute,
 // memory bandwidth, host link, peer copies) with a verdict per check; text, JSON or Prometheus.
 #include <cstdlib>
 #include <ctime>
@@ -87,15 +87,17 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
       "check", "Smoke-check every GPU: identity, health, compute, bandwidth (exit 9 on a failure)");
   auto options = std::make_shared<CheckOptions>();
   add_json_flag(*sub, global);
-  sub->add_option("--format", options->format, "Output: text, json or prometheus")
-      ->check(CLI::IsMember({"text", "json", "prometheus"}));
+  sub->add_option("--format", options->format,
+                  "Output: text, json, prometheus or nfd (Node Feature Discovery's features.d)")
+      ->check(CLI::IsMember({"text", "json", "prometheus", "nfd"}));
   sub->add_option("--device", options->devices,
                   "Check only this device (ordinal, PCI bus id or UUID); repeatable")
       ->take_all()
       ->allow_extra_args(false);
-  sub->add_option("--only", options->only,
-                  "Run only these checks (comma-separated: identity, occupancy, health, compute, "
-                  "memory, hostlink, peer)");
+  sub->add_option(
+      "--only", options->only,
+      "Run only these checks (comma-separated: identity, occupancy, health, xid, compute, "
+      "memory, hostlink, peer)");
   sub->add_option("--skip", options->skip, "Run every check but these (comma-separated)");
   add_requirement_flags(*sub, options->requirements, "Fail unless at least N devices qualify");
   sub->add_option("--expect-count", options->expect_count, "Fail unless exactly N devices");
@@ -141,6 +143,8 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
         } catch (const std::exception& e) {
           if (format == "prometheus")
             command_out() << check_prometheus(nullptr, {to_int(exit_status_for(e)), started});
+          else if (format == "nfd")
+            command_out() << check_nfd(nullptr);
           throw;
         }
         const check::Verdict verdict = report->verdict();
@@ -150,6 +154,8 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
           print_json(check_json(*report, to_int(status)), kCheckSchemaVersion);
         else if (format == "prometheus")
           command_out() << check_prometheus(&*report, {to_int(status), started});
+        else if (format == "nfd")
+          command_out() << check_nfd(&*report);
         else
           command_out() << check_text(*report);
         return status;

@@ -65,6 +65,12 @@ const std::vector<Quantity>& quantities() {
       {"pcie_link", "pcie_link", "bytes_per_second", kGB,
        "The PCIe link's rate, one direction, at the generation and width read while busy."},
       {"nvlink", "nvlinks_up", "", 1, "NVLinks up (NVML)."},
+      {"xid", "xid_events", "", 1, "XIDs of the GPU in the kernel log since boot."},
+      {"xid_other_gpus", "other_gpu_xid_events", "", 1,
+       "XIDs since boot of PCI devices that are none of the checked GPUs."},
+      {"kernel_log", "kernel_log_lines", "", 1, "Kernel log lines read for XIDs."},
+      {"nvml_devices", "cuda_devices", "", 1,
+       "GPUs CUDA lists, beside those NVML knows of (_expected)."},
   };
   return table;
 }
@@ -93,16 +99,46 @@ std::string_view threshold_help(std::string_view word) {
 // A GPU's labels, named as dcgm-exporter names them so that the series join with its: gpu
 // (NVML's index, nvidia-smi's; absent without NVML), UUID, pci_bus_id (NVML's form) and
 // modelName; and cuda_device, the CUDA ordinal (the JSON's `ordinal`, what --device takes),
-// which differs from gpu under CUDA_VISIBLE_DEVICES or CUDA's fastest-first order.
-Labels gpu_labels(const check::DeviceReport& device) {
+// which differs from gpu under CUDA_VISIBLE_DEVICES or CUDA's fastest-first order. Where
+// any GPU of the report has NVML's index (`with_gpu`), every GPU has the label, empty where
+// NVML lost it: node_exporter refuses a metric whose samples differ in label names, and a
+// broken GPU must not hide the others.
+Labels gpu_labels(const check::DeviceReport& device, bool with_gpu) {
   const DeviceInfo& d = device.identity;
   Labels labels;
-  if (device.nvml_index) labels.emplace_back("gpu", std::to_string(*device.nvml_index));
+  if (with_gpu)
+    labels.emplace_back("gpu", device.nvml_index ? std::to_string(*device.nvml_index) : "");
   labels.emplace_back("UUID", d.uuid);
   labels.emplace_back("pci_bus_id", nvml_pci_bus_id(d.pci_bus_id).value_or(d.pci_bus_id));
   labels.emplace_back("modelName", d.name);
   labels.emplace_back("cuda_device", std::to_string(d.ordinal));
   return labels;
+}
+
+void add_remediation(Exposition& out, const std::string& name, const std::string& help,
+                     Labels labels, check::Remediation remediation) {
+  labels.emplace_back("action", "");
+  for (check::Remediation r : check::all_remediations()) {
+    labels.back().second = std::string(remediation_name(r));
+    out.add(name, help, labels, r == remediation ? "1" : "0");
+  }
+}
+
+// A GPU's XIDs: how many of each since boot, and when the latest was (Unix time).
+void add_xids(Exposition& out, const std::string& prefix, const Labels& labels,
+              const std::vector<check::XidCount>& counts, double boot_time) {
+  for (const auto& c : counts) {
+    Labels l = labels;
+    l.emplace_back("xid", std::to_string(c.xid));
+    out.add(prefix + "xid_count",
+            "Kernel-log lines of this XID since boot (xid: NVIDIA's number; cudatool(1), XID).", l,
+            std::to_string(c.count));
+    if (c.latest_uptime_s && boot_time > 0)
+      out.add(prefix + "xid_latest_timestamp_seconds",
+              "When the latest line of this XID was logged, in Unix time (from the kernel's "
+              "time since boot).",
+              l, sample_value(boot_time + *c.latest_uptime_s));
+  }
 }
 
 void add_verdict(Exposition& out, const std::string& name, const std::string& help, Labels labels,
@@ -175,13 +211,28 @@ std::string check_prometheus(const Report* report, const CheckRun& run) {
           {{"driver_version", report->driver_version.value_or("")},
            {"cuda_version", driver::format_cuda_version(report->cuda_version)}},
           "1");
+  bool with_gpu = false;
+  for (const auto& d : report->devices) with_gpu = with_gpu || d.nvml_index.has_value();
   for (const auto& d : report->devices)
     add_verdict(out, "cudatool_check_gpu_verdict",
                 "1 for the GPU's verdict (the worst of its checks), 0 for the other three.",
-                gpu_labels(d), d.verdict());
+                gpu_labels(d, with_gpu), d.verdict());
+  add_remediation(out, "cudatool_check_remediation",
+                  "1 for the node's remediation (the worst of its findings': none, monitor, "
+                  "restart_job, reset_gpu, reboot_node, drain_inspect), 0 for the others.",
+                  {}, report->remediation());
+  for (const auto& d : report->devices)
+    add_remediation(out, "cudatool_check_gpu_remediation",
+                    "1 for the GPU's remediation (the worst of its checks'), 0 for the others.",
+                    gpu_labels(d, with_gpu), d.remediation());
+  for (const auto& d : report->devices)
+    add_xids(out, "cudatool_check_", gpu_labels(d, with_gpu), d.xids, report->boot_time);
+  for (const auto& [device, counts] : report->other_xids)
+    add_xids(out, "cudatool_check_other_gpu_", {{"pci_bus_id", device + ".0"}}, counts,
+             report->boot_time);
   for (const auto& c : report->node_checks) add_result(out, {}, c, true);
   for (const auto& d : report->devices)
-    for (const auto& c : d.checks) add_result(out, gpu_labels(d), c, false);
+    for (const auto& c : d.checks) add_result(out, gpu_labels(d, with_gpu), c, false);
   return out.str();
 }
 

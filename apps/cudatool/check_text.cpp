@@ -45,9 +45,15 @@ std::string value_text(const CheckResult& c) {
 }
 
 void render_checks(std::ostringstream& out, const std::vector<CheckResult>& checks) {
-  for (const auto& c : checks)
+  for (const auto& c : checks) {
     out << "  " << column(std::string(verdict_name(c.verdict)), 8) << column(display_name(c), 17)
-        << column(value_text(c), 30) << c.reason << '\n';
+        << column(value_text(c), 30) << c.reason;
+    // What to do, where there is something to do.
+    const check::Remediation r = remediation_of(c);
+    if (r != check::Remediation::none && r != check::Remediation::monitor)
+      out << " -> " << remediation_name(r);
+    out << '\n';
+  }
 }
 
 }  // namespace
@@ -65,7 +71,10 @@ std::string check_text(const Report& report) {
     out << "device " << d.identity.ordinal << "  " << d.identity.name << "  "
         << d.identity.compute_capability.sm() << "  " << format_bytes(d.identity.total_memory)
         << "  " << d.identity.pci_bus_id << "  " << d.identity.uuid << "  -> "
-        << verdict_name(d.verdict()) << '\n';
+        << verdict_name(d.verdict());
+    if (d.remediation() != check::Remediation::none)
+      out << " (" << remediation_name(d.remediation()) << ")";
+    out << '\n';
     render_checks(out, d.checks);
   }
   const VerdictCounts c = count_verdicts(report);
@@ -75,6 +84,11 @@ std::string check_text(const Report& report) {
       << (report.devices.size() == 1 ? "" : "s") << ", " << c.pass << " pass, " << c.warn
       << " warn, " << c.fail << " fail, " << c.skipped << " skipped in " << seconds
       << " s: " << verdict_name(report.verdict()) << '\n';
+  const check::Remediation remediation = report.remediation();
+  out << "remediation: " << remediation_name(remediation) << " (" << remediation_text(remediation)
+      << ")";
+  if (const std::string why = remediation_reason(report); !why.empty()) out << " for " << why;
+  out << '\n';
   return out.str();
 }
 

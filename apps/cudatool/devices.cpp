@@ -41,6 +41,11 @@ void render_text(const DeviceListing& listing) {
   }
   for (std::size_t i = 0; i < listing.devices.size(); ++i) {
     const DeviceInfo& d = listing.devices[i];
+    if (!d.error.empty()) {  // named by where it is, with what the driver said
+      command_out() << d.ordinal << "  " << pad("(no answer)", name_width) << "  "
+                    << shown(d.pci_bus_id) << "  " << shown(d.uuid) << "  " << shown(d.error) << '\n';
+      continue;
+    }
     command_out() << d.ordinal << "  " << pad(shown(d.name), name_width) << "  "
                   << d.compute_capability.sm() << "  " << pad(memory[i], memory_width) << "  "
                   << d.multiprocessor_count << " SMs  " << shown(d.pci_bus_id) << '\n';
@@ -140,6 +145,16 @@ Command add_devices(CLI::App& root, GlobalOptions& global) {
             } else {
               render_csv(listing, format == TableFormat::csv, options->memory_usage);
             }
+            // A device the driver does not answer for: listed above, named here, exit 5.
+            bool broken = false;
+            for (const DeviceInfo& d : listing.devices)
+              if (!d.error.empty()) {
+                print_message("device " + std::to_string(d.ordinal) + " (" + d.pci_bus_id + ", " +
+                              (d.uuid.empty() ? "no UUID" : d.uuid) +
+                              ") does not answer: " + d.error);
+                broken = true;
+              }
+            if (broken) return ExitStatus::cuda_error;
             if (!report.met) {
               std::string message = "requirement unmet: ";
               for (std::size_t i = 0; i < report.problems.size(); ++i)

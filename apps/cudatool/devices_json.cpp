@@ -33,6 +33,7 @@ void to_json(nlohmann::json& j, const DeviceInfo& d) {
   // The bus id as nvidia-smi and DCGM write it, to join with their data (pci_bus_id stays
   // CUDA's form, which --device and cuDeviceGetByPCIBusId take).
   if (auto nvml_form = nvml_pci_bus_id(d.pci_bus_id)) j["pci_bus_id_nvml"] = *nvml_form;
+  if (!d.error.empty()) j["error"] = d.error;
   if (d.memory_usage) {
     j["free_memory_bytes"] = d.memory_usage->free;
     j["used_memory_bytes"] = d.memory_usage->used;

@@ -45,6 +45,27 @@ inline VerdictCounts count_verdicts(const check::Report& report) {
   return counts;
 }
 
+// The finding behind the node's remediation, in one line: "device 1 (0000:02:00.0) nvml:
+// NVML cannot reach the GPU: ..." or "node count: ..."; "" where nothing needs doing. The
+// text's last line and the JSON's remediation_reason (what a Slurm drain reason quotes).
+inline std::string remediation_reason(const check::Report& report) {
+  const check::Remediation worst = report.remediation();
+  if (worst == check::Remediation::none) return "";
+  auto line = [](const check::CheckResult& c) {
+    std::string reason = c.reason.size() > 240 ? c.reason.substr(0, 240) + "..." : c.reason;
+    return c.name + (c.peer ? "->" + std::to_string(*c.peer) : "") + ": " + reason;
+  };
+  // A GPU's own finding first: it names the GPU.
+  for (const auto& d : report.devices)
+    for (const auto& c : d.checks)
+      if (remediation_of(c) == worst)
+        return "device " + std::to_string(d.identity.ordinal) + " (" + d.identity.pci_bus_id +
+               ") " + line(c);
+  for (const auto& c : report.node_checks)
+    if (remediation_of(c) == worst) return "node " + line(c);
+  return "";
+}
+
 std::string check_text(const check::Report& report);
 // The --json document without schema_version (print_json adds it).
 nlohmann::json check_json(const check::Report& report, int exit_code);
@@ -61,5 +82,12 @@ struct CheckRun {
 // device's and each check's verdict and every measured quantity in base units with its
 // threshold.
 std::string check_prometheus(const check::Report* report, const CheckRun& run);
+
+// The Node Feature Discovery feature file (--format nfd; cudatool(1)): name=value lines of
+// the local source, from `report` (null where the check could not start).
+std::string check_nfd(const check::Report* report);
+// `text` as a Kubernetes label value: [A-Za-z0-9._-] (others become '-'), alphanumeric at
+// both ends, at most 63 characters.
+std::string nfd_label_value(std::string_view text);
 
 }  // namespace cudatool::app

@@ -151,8 +151,8 @@ TEST(CheckPrometheus, HasAMetricForEveryMeasuredCheck) {
     thresholds += c.value && c.threshold ? 1 : 0;
   }
   for (const auto& c : report.node_checks) thresholds += c.value && c.threshold ? 1 : 0;
-  // The quantities' samples: every line that is not a comment, the node-level metrics or
-  // a verdict.
+  // The quantities' samples: every line that is not a comment, the node-level metrics, a
+  // verdict or a remediation.
   std::size_t samples = 0;
   std::istringstream lines(text);
   std::string line;
@@ -161,11 +161,11 @@ TEST(CheckPrometheus, HasAMetricForEveryMeasuredCheck) {
   for (std::string name; std::getline(lines, line);) {
     if (line.empty() || line[0] == '#') continue;
     name = line.substr(0, line.find_first_of("{ "));
-    if (name.ends_with("_verdict") || name == "cudatool_build_info" ||
-        name == "cudatool_check_driver_info" || name == "cudatool_check_up" ||
-        name == "cudatool_check_success" || name == "cudatool_check_exit_code" ||
-        name == "cudatool_check_devices" || name == "cudatool_check_timestamp_seconds" ||
-        name == "cudatool_check_duration_seconds")
+    if (name.ends_with("_verdict") || name.ends_with("_remediation") ||
+        name == "cudatool_build_info" || name == "cudatool_check_driver_info" ||
+        name == "cudatool_check_up" || name == "cudatool_check_success" ||
+        name == "cudatool_check_exit_code" || name == "cudatool_check_devices" ||
+        name == "cudatool_check_timestamp_seconds" || name == "cudatool_check_duration_seconds")
       continue;
     ++samples;
     if (std::regex_match(line, threshold)) ++threshold_samples;

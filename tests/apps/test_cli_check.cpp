@@ -52,12 +52,11 @@ TEST(CliCheck, BadInputIsOneLineExitTwoBeforeTheDriver) {
     EXPECT_EQ(count_lines(r.err), 1) << r.err;
     EXPECT_TRUE(r.err.starts_with("cudatool: ")) << r.err;
   }
-  EXPECT_NE(
-      run_cudatool({"check", "--only", "compute,gpu-burn"})
-          .err.find(
-              "unknown check \"gpu-burn\" (checks: identity, occupancy, health, compute, memory, "
-              "hostlink, peer)"),
-      std::string::npos);
+  EXPECT_NE(run_cudatool({"check", "--only", "compute,gpu-burn"})
+                .err.find("unknown check \"gpu-burn\" (checks: identity, occupancy, health, xid, "
+                          "compute, memory, "
+                          "hostlink, peer)"),
+            std::string::npos);
   auto options = without_driver();
   options.env["CUDATOOL_CHECK_INJECT_FAULT"] = "memory";
   const auto r = run_cudatool({"check"}, options);

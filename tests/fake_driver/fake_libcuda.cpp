@@ -23,6 +23,9 @@
 //                            1, 2, ...): "0000:BB:00.0"
 //   FAKE_CUDA_COMPUTE_MODE   the compute_mode attribute of every device (default 200)
 //   FAKE_CUDA_INIT_LOG       a file cuInit appends a line to (tests count driver starts)
+//   FAKE_CUDA_BROKEN         comma-separated ordinals for which the driver answers only the
+//                            PCI bus id and UUID: name, memory, attributes and contexts fail
+//                            with CUDA_ERROR_UNKNOWN (a GPU that answers NVML but not CUDA)
 // The devices above are the machine's; what the driver enumerates follows CUDA's rules:
 // CUDA_DEVICE_ORDER=PCI_BUS_ID sorts them by bus (the default, FASTEST_FIRST, keeps the
 // list's order), then CUDA_VISIBLE_DEVICES picks and orders them by index or UUID prefix,
@@ -259,6 +262,7 @@ CUresult CUDAAPI cuDeviceGet(CUdevice* d, int ordinal) {
 }
 CUresult CUDAAPI cuDeviceGetName(char* name, int len, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
+  if (listed("FAKE_CUDA_BROKEN", std::to_string(d))) return CUDA_ERROR_UNKNOWN;
   std::snprintf(name, static_cast<std::size_t>(len), "Fake GPU %d", machine_index(d));
   // FAKE_CUDA_UNTERMINATED=1: a driver that fills the whole buffer and leaves no NUL.
   if (env("FAKE_CUDA_UNTERMINATED", "") == "1")
@@ -276,6 +280,7 @@ CUresult CUDAAPI cuDeviceGetUuid(CUuuid* uuid, CUdevice d) {
 #endif
 CUresult CUDAAPI cuDeviceTotalMem(size_t* bytes, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
+  if (listed("FAKE_CUDA_BROKEN", std::to_string(d))) return CUDA_ERROR_UNKNOWN;
   *bytes = memory_per_device();
   return CUDA_SUCCESS;
 }
@@ -283,6 +288,10 @@ CUresult CUDAAPI cuDeviceGetAttribute(int* value, CUdevice_attribute a, CUdevice
   if (CUresult r = check_device(d)) return r;
   if (a <= 0 || a >= CU_DEVICE_ATTRIBUTE_MAX || listed("FAKE_CUDA_REJECT_ATTRS", std::to_string(a)))
     return CUDA_ERROR_INVALID_VALUE;
+  // A broken GPU still tells where it is (cuDeviceGetPCIBusId asks these).
+  if (listed("FAKE_CUDA_BROKEN", std::to_string(d)) && a != CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID &&
+      a != CU_DEVICE_ATTRIBUTE_PCI_BUS_ID && a != CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)
+    return CUDA_ERROR_UNKNOWN;
   const int m = machine_index(d);
   const FakeDevice dev = devices()[static_cast<std::size_t>(m)];
   const unsigned bus = buses(devices().size())[static_cast<std::size_t>(m)];
@@ -344,7 +353,9 @@ CUresult CUDAAPI cuDeviceCanAccessPeer(int* can, CUdevice a, CUdevice b) {
 }
 CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice d) {
   if (CUresult r = check_device(d)) return r;
-  if (listed("FAKE_CUDA_CTX_FAIL", std::to_string(d))) return CUDA_ERROR_UNKNOWN;
+  if (listed("FAKE_CUDA_CTX_FAIL", std::to_string(d)) ||
+      listed("FAKE_CUDA_BROKEN", std::to_string(d)))
+    return CUDA_ERROR_UNKNOWN;
   if (listed("FAKE_CUDA_CTX_BUSY", std::to_string(d))) return CUDA_ERROR_DEVICE_UNAVAILABLE;
   if (listed("FAKE_CUDA_CTX_OOM", std::to_string(d))) return CUDA_ERROR_OUT_OF_MEMORY;
   *ctx = reinterpret_cast<CUcontext>(static_cast<std::uintptr_t>(0x1000 + d));

@@ -14,6 +14,14 @@
 //   FAKE_NVML_COMPUTE_MODE    nvmlComputeMode_t (default 0; 2 prohibited, 3 exclusive)
 //   FAKE_NVML_CLOCK_EVENTS    clock-event reason bits, decimal or 0x hex (default 0x1: idle)
 //   FAKE_NVML_NO_MEMORY_V2    set: nvmlDeviceGetMemoryInfo_v2 answers "not supported"
+//   FAKE_NVML_COUNT           how many GPUs NVML lists (default: FAKE_CUDA_DEVICES' count),
+//                             bus i + 1 for index i (a GPU CUDA does not list: one more)
+//   FAKE_NVML_LOST            comma-separated bus numbers whose handle queries answer
+//                             NVML_ERROR_GPU_IS_LOST (15: a GPU off the bus)
+//   FAKE_NVML_REMAP           "CORRECTABLE,UNCORRECTABLE,PENDING,FAILED" remapped rows
+//   FAKE_NVML_PCIE_CURRENT    "GEN,WIDTH" of the link now (default "5,16"; maximum Gen5 x16)
+//   FAKE_NVML_FABRIC          "STATE,STATUS" of nvmlDeviceGetGpuFabricInfo (unset: not
+//                             supported; 3,0: registered)
 // It never replaces a run on a real GPU: every value is made up.
 #include <cstdint>
 #include <cstdio>
@@ -106,6 +114,36 @@ nvmlReturn_t list_processes(Device* d, unsigned* count, ProcessInfo* infos, char
   return kSuccess;
 }
 
+bool listed(const char* variable, unsigned bus) {
+  const std::string list = "," + env(variable, "") + ",";
+  return list.find("," + std::to_string(bus) + ",") != std::string::npos;
+}
+
+unsigned device_count() {
+  const std::string given = env("FAKE_NVML_COUNT", "");
+  if (!given.empty()) return static_cast<unsigned>(std::strtoul(given.c_str(), nullptr, 10));
+  const std::string cuda = env("FAKE_CUDA_DEVICES", "9.0,8.0");
+  if (cuda.empty()) return 0;
+  unsigned n = 1;
+  for (char c : cuda) n += c == ',';
+  return n;
+}
+
+constexpr nvmlReturn_t kGpuIsLost = 15;
+
+// nvmlPciInfo_t as NVML 12 lays it out.
+struct PciInfo {
+  char busIdLegacy[16];
+  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
+  char busId[32];
+};
+struct FabricInfo {
+  unsigned char clusterUuid[16];
+  nvmlReturn_t status;
+  unsigned cliqueId;
+  unsigned char state;
+};
+
 }  // namespace
 
 extern "C" {
@@ -121,7 +159,48 @@ nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char* id, Device** device) {
   unsigned domain = 0, bus = 0, dev = 0, fn = 0;
   if (std::sscanf(id, "%x:%x:%x.%x", &domain, &bus, &dev, &fn) != 4) return kInvalidArgument;
   if (bus < 1 || bus > 16) return kNotFound;
+  if (listed("FAKE_NVML_LOST", bus)) return kGpuIsLost;
   *device = reinterpret_cast<Device*>(static_cast<std::uintptr_t>(bus));
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
+  *count = device_count();
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, Device** device) {
+  if (index >= device_count()) return kInvalidArgument;
+  const unsigned bus = index + 1;
+  if (listed("FAKE_NVML_LOST", bus)) return kGpuIsLost;
+  *device = reinterpret_cast<Device*>(static_cast<std::uintptr_t>(bus));
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(Device* d, PciInfo* pci) {
+  std::memset(pci, 0, sizeof *pci);
+  pci->bus = bus_of(d);
+  std::snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", bus_of(d));
+  std::snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "0000:%02X:00.0", bus_of(d));
+  return kSuccess;
+}
+// The fake driver's UUID of the GPU on this bus (its bytes: tests/fake_driver/fake_libcuda.cpp).
+nvmlReturn_t nvmlDeviceGetUUID(Device* d, char* uuid, unsigned length) {
+  const int m = static_cast<int>(bus_of(d)) - 1;
+  unsigned char b[16];
+  for (int i = 0; i < 16; ++i) b[i] = static_cast<unsigned char>(i == 15 ? m : 0x10 * (m + 1) + i);
+  std::snprintf(uuid, length,
+                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                b[14], b[15]);
+  return kSuccess;
+}
+nvmlReturn_t nvmlDeviceGetGpuFabricInfo(Device*, FabricInfo* info) {
+  const std::string given = env("FAKE_NVML_FABRIC", "");
+  if (given.empty()) return kNotSupported;
+  unsigned state = 0;
+  int status = 0;
+  std::sscanf(given.c_str(), "%u,%d", &state, &status);
+  std::memset(info, 0, sizeof *info);
+  info->state = static_cast<unsigned char>(state);
+  info->status = status;
   return kSuccess;
 }
 // NVML's index: bus order, over every fake GPU (CUDA_VISIBLE_DEVICES does not change it).
@@ -178,6 +257,8 @@ nvmlReturn_t nvmlDeviceGetTotalEccErrors(Device*, int, int, unsigned long long* 
 nvmlReturn_t nvmlDeviceGetRemappedRows(Device*, unsigned* correctable, unsigned* uncorrectable,
                                        unsigned* pending, unsigned* failed) {
   *correctable = *uncorrectable = *pending = *failed = 0;
+  std::sscanf(env("FAKE_NVML_REMAP", "0,0,0,0").c_str(), "%u,%u,%u,%u", correctable, uncorrectable,
+              pending, failed);
   return kSuccess;
 }
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(Device*, unsigned* value) {
@@ -189,11 +270,15 @@ nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(Device*, unsigned* value) {
   return kSuccess;
 }
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(Device*, unsigned* value) {
+  unsigned width = 16;
   *value = 5;
+  std::sscanf(env("FAKE_NVML_PCIE_CURRENT", "5,16").c_str(), "%u,%u", value, &width);
   return kSuccess;
 }
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(Device*, unsigned* value) {
+  unsigned generation = 5;
   *value = 16;
+  std::sscanf(env("FAKE_NVML_PCIE_CURRENT", "5,16").c_str(), "%u,%u", &generation, value);
   return kSuccess;
 }
 nvmlReturn_t nvmlDeviceGetMigMode(Device*, unsigned* current, unsigned* pending) {

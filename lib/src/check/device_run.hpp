@@ -62,6 +62,10 @@ struct DeviceRun {
   std::unique_ptr<Module> module;
   std::unique_ptr<cudatool::detail::Stream> stream;
   std::string fatal;
+  // The driver did not answer this device's queries (name, memory, attributes): what it
+  // said. The device is still listed, by whatever it did answer (its bus id, UUID).
+  std::string info_error;
+  std::vector<XidCount> xids;  // the kernel log's, once read
 
   explicit DeviceRun(const Device& d) : device(d) {}
 

@@ -2,17 +2,23 @@
 // context, runs the probes (probes.hpp: identity and occupancy first, then compute, memory
 // bandwidth, host link and health); the peer copies follow, pair by pair, once every device
 // is done. A probe that throws fails its results, not the run.
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <future>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "check/probes.hpp"
+#include "check/reason_format.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/check/check.hpp"
+#include "cudatool/check/xid.hpp"
 #include "cudatool/driver/driver_release.hpp"
 #include "driver/nvml_queries.hpp"
 
@@ -33,6 +39,14 @@ std::vector<std::string> result_names(Kind kind) {
   }
 }
 
+// A check the driver's error stopped: the GPU needs a reset (the remediation), not an
+// inspection of what the check measures.
+CheckResult device_error(Kind kind, std::string name, const std::string& why) {
+  CheckResult r = failed(kind, std::move(name), why);
+  r.remediation = Remediation::reset_gpu;
+  return r;
+}
+
 // Runs one check, turning an exception into a failed result (and, for a lost context,
 // remembering it so the later checks fail with it too).
 template <class Fn>
@@ -47,7 +61,7 @@ void guarded(DeviceRun& run, const Options& options, Kind kind, Fn fn) {
       run.results.push_back(run.fatal_crowded_out
                                 ? out_of_memory_result(kind, name, run.fatal, run.sharers,
                                                        options.occupancy.require_idle)
-                                : failed(kind, name, run.fatal));
+                                : device_error(kind, name, run.fatal));
     return;
   }
   try {
@@ -57,7 +71,7 @@ void guarded(DeviceRun& run, const Options& options, Kind kind, Fn fn) {
     for (const auto& name : result_names(kind))
       run.results.push_back(crowded_out ? out_of_memory_result(kind, name, e.what(), run.sharers,
                                                                options.occupancy.require_idle)
-                                        : failed(kind, name, e.what()));
+                                        : device_error(kind, name, e.what()));
     if (!run.context) {  // no context: nothing else can run
       run.fatal = e.what();
       run.fatal_crowded_out = crowded_out;
@@ -67,6 +81,15 @@ void guarded(DeviceRun& run, const Options& options, Kind kind, Fn fn) {
 
 void run_device(DeviceRun& run, const Options& options) {
   const auto& kinds = options.kinds;
+  if (!run.info_error.empty()) {
+    // A device the driver lists but does not answer for: named, failed, and nothing that
+    // needs CUDA is tried on it (NVML's health still is, below).
+    CheckResult r = failed(Kind::identity, "device",
+                           "the CUDA driver does not answer for this device: " + run.info_error);
+    r.remediation = Remediation::reset_gpu;
+    run.results.push_back(r);
+    run.fatal = run.info_error;
+  }
   // NVML first: MIG mode and the PCIe link's maximum are needed by the later checks.
   const bool need_nvml = kinds.count(Kind::health) || kinds.count(Kind::hostlink) ||
                          kinds.count(Kind::memory) || kinds.count(Kind::peer) ||
@@ -83,7 +106,7 @@ void run_device(DeviceRun& run, const Options& options) {
       if (auto link = sysfs_max_link(run.info.pci_bus_id))
         run.pcie_theoretical = pcie_theoretical_gbps(link->generation, link->width);
   }
-  if (kinds.count(Kind::identity))
+  if (kinds.count(Kind::identity) && run.info_error.empty())
     run.results.push_back(identity_result(run.info, options.requirements, options.expect_name));
   // Before this process's context exists: who else is on the device.
   if (kinds.count(Kind::occupancy)) run_occupancy(run, options);
@@ -128,6 +151,135 @@ void run_device(DeviceRun& run, const Options& options) {
   }
 }
 
+// The kernel log's XIDs, per checked GPU (a result "xid" each) and for the PCI devices that
+// are none of them (the node check "xid_other_gpus": a GPU CUDA does not list, such as one
+// off the bus, or one outside CUDA_VISIBLE_DEVICES); and "kernel_log", what could be read.
+void add_xids(Report& report, const KernelLog& log, std::vector<std::unique_ptr<DeviceRun>>& runs) {
+  report.kernel_log_source = log.readable ? log.source : "";
+  {
+    // The kernel's timestamps count from boot on the monotonic clock.
+    timespec realtime{}, monotonic{};
+    clock_gettime(CLOCK_REALTIME, &realtime);
+    clock_gettime(CLOCK_MONOTONIC, &monotonic);
+    report.boot_time = static_cast<double>(realtime.tv_sec - monotonic.tv_sec) +
+                       static_cast<double>(realtime.tv_nsec - monotonic.tv_nsec) / 1e9;
+  }
+  report.kernel_log_why_not = log.why_not;
+  if (!log.readable) {
+    report.node_checks.push_back(skipped(Kind::xid, "kernel_log", "XIDs not read: " + log.why_not));
+    return;
+  }
+  {
+    CheckResult r;
+    r.kind = Kind::xid;
+    r.name = "kernel_log";
+    r.verdict = Verdict::pass;
+    r.value = static_cast<double>(log.xids.lines);
+    r.unit = "lines";
+    r.reason = std::to_string(log.xids.lines) + " lines since boot read from " + log.source + ", " +
+               std::to_string(log.xids.events.size()) + " XIDs" +
+               (log.xids.truncated ? " (the log was longer than cudatool reads: the newest part "
+                                     "or the part read before the limit)"
+                                   : "") +
+               (log.why_not.empty() ? "" : "; " + log.why_not);
+    report.node_checks.push_back(r);
+  }
+  std::map<std::string, std::vector<XidEvent>> by_device;
+  for (const auto& e : log.xids.events) by_device[e.pci_device].push_back(e);
+  for (auto& run : runs) {
+    const std::string key = xid_pci_device(run->info.pci_bus_id);
+    std::vector<XidCount> counts;
+    if (auto it = by_device.find(key); !key.empty() && it != by_device.end()) {
+      counts = count_xids(it->second);
+      by_device.erase(it);
+    }
+    run->results.push_back(xid_result(counts));
+    run->xids = counts;
+  }
+  if (by_device.empty()) return;
+  CheckResult other;
+  other.kind = Kind::xid;
+  other.name = "xid_other_gpus";
+  other.verdict = Verdict::pass;
+  other.remediation = Remediation::none;
+  other.unit = "events";
+  std::vector<std::string> parts;
+  double total = 0;
+  for (const auto& [device, events] : by_device) {
+    const auto counts = count_xids(events);
+    const CheckResult r = xid_result(counts);
+    other.verdict = worse(other.verdict, r.verdict);
+    other.remediation = worse(*other.remediation, remediation_of(r));
+    total += r.value.value_or(0);
+    std::string who = device;
+    if (auto uuid = log.xids.uuid_of.find(device); uuid != log.xids.uuid_of.end())
+      who += " (" + uuid->second + ")";
+    parts.push_back("GPU " + who + ", not among the checked GPUs: " + r.reason);
+    report.other_xids[device] = counts;
+  }
+  other.value = total;
+  other.reason = detail::join(parts);
+  report.node_checks.push_back(other);
+}
+
+// The GPUs NVML knows of that CUDA does not list (lost, off the bus, failed to initialise),
+// where every GPU is checked (no --device, no CUDA_VISIBLE_DEVICES).
+void add_nvml_devices(Report& report, const std::vector<std::unique_ptr<DeviceRun>>& runs,
+                      const KernelLog* log) {
+  const auto nvml = nvml_devices();
+  if (!nvml) return;
+  CheckResult r;
+  r.kind = Kind::identity;
+  r.name = "nvml_devices";
+  r.unit = "devices";
+  r.comparison = "==";
+  r.value = static_cast<double>(runs.size());
+  r.threshold = static_cast<double>(nvml->size());
+  std::vector<std::string> missing;
+  Remediation remediation = Remediation::none;
+  for (const auto& d : *nvml) {
+    bool listed = false;
+    for (const auto& run : runs)
+      listed = listed || (!d.pci_bus_id.empty() &&
+                          nvml_pci_bus_id(run->info.pci_bus_id).value_or("") == d.pci_bus_id);
+    if (d.error == 0 && listed) continue;
+    std::string who = "NVML GPU " + std::to_string(d.index);
+    if (!d.pci_bus_id.empty()) who += " " + d.pci_bus_id;
+    if (!d.uuid.empty()) who += " " + d.uuid;
+    if (d.error != 0) {
+      who += ": " + nvml_error_name(d.error);
+      if (d.error == 15) who += " (fallen off the bus)";
+      remediation =
+          worse(remediation, d.error == 15 ? Remediation::reboot_node : Remediation::reset_gpu);
+    } else {
+      who += ": not listed by CUDA (the driver could not initialise it)";
+      remediation = worse(remediation, Remediation::reset_gpu);
+    }
+    missing.push_back(who);
+  }
+  if (missing.empty()) {
+    r.verdict = Verdict::pass;
+    r.reason = "CUDA lists every GPU NVML knows of (" + std::to_string(nvml->size()) + ")";
+  } else {
+    r.verdict = Verdict::fail;
+    r.remediation = remediation;
+    r.reason = detail::join(missing);
+    // The kernel log names lost GPUs by UUID where NVML cannot.
+    if (log && !log->xids.uuid_of.empty() && nvml->size() > runs.size()) {
+      std::vector<std::string> unseen;
+      for (const auto& [device, uuid] : log->xids.uuid_of) {
+        bool checked = false;
+        for (const auto& run : runs)
+          checked = checked || xid_pci_device(run->info.pci_bus_id) == device;
+        if (!checked) unseen.push_back(device + " " + uuid);
+      }
+      if (!unseen.empty())
+        r.reason += "; the kernel log names GPUs not checked: " + detail::join(unseen);
+    }
+  }
+  report.node_checks.push_back(r);
+}
+
 std::string hostname() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "";
@@ -147,6 +299,10 @@ Report run_check(const Options& options) {
   // NVML is loaded for every check (it names each GPU by nvidia-smi's index), on a thread
   // of its own while cuInit runs.
   nvml_preload();
+  // The kernel log is read on a thread of its own while the devices are checked.
+  std::future<KernelLog> kernel_log;
+  if (options.kinds.count(Kind::xid))
+    kernel_log = std::async(std::launch::async, [] { return read_kernel_log(); });
   Report report;
   report.hostname = hostname();
   report.kernel_form = embedded_kernel_contents();
@@ -158,7 +314,8 @@ Report run_check(const Options& options) {
   std::vector<DeviceInfo> infos;
   for (const Device& d : devices) {
     runs.push_back(std::make_unique<DeviceRun>(d));
-    runs.back()->info = DeviceInfo::from_device(d);
+    runs.back()->info = DeviceInfo::describe(d);
+    runs.back()->info_error = runs.back()->info.error;
     runs.back()->peer_stage = options.kinds.count(Kind::peer) && devices.size() > 1;
     infos.push_back(runs.back()->info);
   }
@@ -197,7 +354,7 @@ Report run_check(const Options& options) {
             r = from->fatal_crowded_out || to->fatal_crowded_out
                     ? out_of_memory_result(Kind::peer, "peer", why, peer_sharers(*from, *to),
                                            options.occupancy.require_idle)
-                    : failed(Kind::peer, "peer", why);
+                    : device_error(Kind::peer, "peer", why);
           } else if (from->mig || to->mig) {
             r = skipped(Kind::peer, "peer", "MIG instances have no peer access");
           } else if (!from->device.can_access_peer(to->device)) {
@@ -210,7 +367,7 @@ Report run_check(const Options& options) {
               r = out_of_memory(e) && !who.empty()
                       ? out_of_memory_result(Kind::peer, "peer", "device " + pair + ": " + e.what(),
                                              who, options.occupancy.require_idle)
-                      : failed(Kind::peer, "peer", "device " + pair + ": " + e.what());
+                      : device_error(Kind::peer, "peer", "device " + pair + ": " + e.what());
             }
           }
           r.peer = to->info.ordinal;
@@ -218,9 +375,17 @@ Report run_check(const Options& options) {
         }
     }
   }
+  std::optional<KernelLog> log;
+  if (kernel_log.valid()) {
+    log = kernel_log.get();
+    add_xids(report, *log, runs);
+  }
+  if (options.kinds.count(Kind::identity) && options.devices.empty() &&
+      std::getenv("CUDA_VISIBLE_DEVICES") == nullptr)
+    add_nvml_devices(report, runs, log ? &*log : nullptr);
   for (auto& run : runs)
-    report.devices.push_back(
-        {run->info, run->results, run->occupancy, nvml_device_index(run->info.pci_bus_id)});
+    report.devices.push_back({run->info, run->results, run->occupancy,
+                              nvml_device_index(run->info.pci_bus_id), run->xids});
   runs.clear();  // frees buffers and contexts before the clock stops
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

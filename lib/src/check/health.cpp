@@ -70,8 +70,24 @@ std::vector<CheckResult> health_results(const NvmlHealth& h,
   std::vector<CheckResult> out;
   if (!h.found) {
     CheckResult r = health("nvml");
-    r.verdict = Verdict::skipped;
-    r.reason = "NVML does not know this device's PCI bus id";
+    const int error = h.lookup_error.value_or(6);
+    if (error == 6 || error == 2) {  // NOT_FOUND, INVALID_ARGUMENT: NVML does not list it
+      r.verdict = Verdict::skipped;
+      r.reason = "NVML does not know this device's PCI bus id";
+      return {r};
+    }
+    // The GPU is there but NVML cannot talk to it.
+    r.verdict = Verdict::fail;
+    r.reason = "NVML cannot reach the GPU: " + nvml_error_name(error);
+    if (error == 15) {
+      r.reason += " (the GPU is lost: it has fallen off the bus)";
+      r.remediation = Remediation::reboot_node;
+    } else if (error == 16) {
+      r.reason += " (the GPU needs a reset)";
+      r.remediation = Remediation::reset_gpu;
+    } else {
+      r.remediation = Remediation::reset_gpu;
+    }
     return {r};
   }
   // ECC mode.
@@ -127,6 +143,12 @@ std::vector<CheckResult> health_results(const NvmlHealth& h,
     r.verdict = problems.empty() ? Verdict::pass : Verdict::fail;
     r.reason =
         problems.empty() ? std::to_string(pages) + " pages retired, none pending" : join(problems);
+    // Pending: retired when the driver reloads (a reboot); the limit reached: the memory is
+    // worn out.
+    if (pages >= 63)
+      r.remediation = Remediation::drain_inspect;
+    else if (!problems.empty())
+      r.remediation = Remediation::reboot_node;
     out.push_back(r);
   }
   // Row remapping (Ampere on).
@@ -141,8 +163,9 @@ std::vector<CheckResult> health_results(const NvmlHealth& h,
     r.unit = "rows";
     std::vector<std::string> problems;
     if (h.remap_pending.value_or(false))
-      problems.push_back("a row remap is pending (reset the GPU)");
-    if (h.remap_failed.value_or(false)) problems.push_back("a row remap failed");
+      problems.push_back("a row remap is pending (applied at the next reset or reboot)");
+    if (h.remap_failed.value_or(false))
+      problems.push_back("a row remap failed (no spare row left in a bank)");
     if (rows >= 512)
       problems.push_back(std::to_string(rows) +
                          " rows remapped for uncorrectable errors (limit 512)");
@@ -151,6 +174,12 @@ std::vector<CheckResult> health_results(const NvmlHealth& h,
                                       std::to_string(h.remapped_rows_correctable.value_or(0)) +
                                       " correctable rows remapped, none pending or failed"
                                 : join(problems);
+    // As gpud tells them apart: pending needs a reboot to take effect; failed, or too many,
+    // is memory to replace.
+    if (h.remap_failed.value_or(false) || rows >= 512)
+      r.remediation = Remediation::drain_inspect;
+    else if (!problems.empty())
+      r.remediation = Remediation::reboot_node;
     out.push_back(r);
   }
   // Clock throttling.
@@ -207,7 +236,14 @@ std::vector<CheckResult> health_results(const NvmlHealth& h,
     r.reason = "Gen" + std::to_string(busy_link->generation) + " x" +
                std::to_string(busy_link->width) + " while busy, maximum Gen" +
                std::to_string(*h.pcie_max_generation) + " x" + std::to_string(*h.pcie_max_width);
-    if (!ok) r.reason += ": the link trained below its maximum";
+    if (!ok) {
+      std::vector<std::string> below;
+      if (busy_link->generation < *h.pcie_max_generation) below.push_back("generation");
+      if (busy_link->width < *h.pcie_max_width) below.push_back("width");
+      r.reason += ": the link trained below its maximum " + join(below) +
+                  " under load (downtrained: reseat or replace the card, riser or cable)";
+      r.remediation = Remediation::drain_inspect;
+    }
     out.push_back(r);
   }
   // NVLink.
@@ -238,6 +274,29 @@ std::vector<CheckResult> health_results(const NvmlHealth& h,
       r.reason = down.empty() ? std::to_string(up) + " NVLinks up"
                               : "NVLinks down: " + join(down) + " (" + std::to_string(up) + " of " +
                                     std::to_string(h.nvlinks.size()) + " up)";
+    }
+    out.push_back(r);
+  }
+  // NVLink fabric (NVSwitch systems: the fabric manager's registration of the GPU).
+  {
+    CheckResult r = health("nvlink_fabric");
+    if (!h.fabric_state || *h.fabric_state == 0) {
+      r.verdict = Verdict::skipped;
+      r.reason = "no NVLink fabric (NVML reports no fabric state for this GPU)";
+    } else if (*h.fabric_state != 3) {
+      r.verdict = Verdict::warn;
+      r.reason = std::string("the NVLink fabric registration has ") +
+                 (*h.fabric_state == 1 ? "not started" : "not finished") +
+                 " (nvidia-fabricmanager): CUDA fails on this GPU until it completes";
+    } else if (h.fabric_status.value_or(0) != 0) {
+      r.verdict = Verdict::fail;
+      r.reason = "the NVLink fabric registration failed (nvmlReturn_t " +
+                 std::to_string(*h.fabric_status) +
+                 "): restart nvidia-fabricmanager or reboot the node";
+      r.remediation = Remediation::reboot_node;
+    } else {
+      r.verdict = Verdict::pass;
+      r.reason = "NVLink fabric registration completed";
     }
     out.push_back(r);
   }

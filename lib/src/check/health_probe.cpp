@@ -30,24 +30,42 @@ void run_health(DeviceRun& run, const Options& options) {
     run.results.push_back(skipped(Kind::health, "health", run.nvml_why_not));
     return;
   }
+  std::string unloaded_link;  // why a link idling below its maximum was not read under load
   if (run.health->found && run.health->pcie_max_generation && !run.busy_link) {
     // Not read during the host-link copies (that check was skipped): an idle link at its
     // maximum needs no traffic; one below it is read again under load.
     run.busy_link = nvml_current_pcie_link(run.info.pci_bus_id);
-    if (run.busy_link && run.blocked.empty() &&
-        (run.busy_link->generation < *run.health->pcie_max_generation ||
-         run.busy_link->width < run.health->pcie_max_width.value_or(0))) {
-      run.ensure_context();
-      PinnedBuffer host(run.ctx(), kComputeBytes);
-      DeviceBuffer buffer(run.ctx(), kComputeBytes);
-      CUstream s = run.stream->get();
-      time_ops(
-          *run.stream, 1, kRepetitions,
-          [&] { CUDATOOL_CU(cuMemcpyHtoDAsync, buffer.get(), host.get(), kComputeBytes, s); },
-          [&] { run.busy_link = nvml_current_pcie_link(run.info.pci_bus_id); });
+    if (run.busy_link && (run.busy_link->generation < *run.health->pcie_max_generation ||
+                          run.busy_link->width < run.health->pcie_max_width.value_or(0))) {
+      const PcieLink idle = *run.busy_link;
+      run.busy_link.reset();  // an idle link below its maximum says nothing yet
+      // Loading the link needs the device: where it cannot be had, the link is not judged
+      // (and the other health readings still are).
+      std::string why = !run.blocked.empty() ? run.blocked : run.fatal;
+      if (why.empty()) try {
+          run.ensure_context();
+          PinnedBuffer host(run.ctx(), kComputeBytes);
+          DeviceBuffer buffer(run.ctx(), kComputeBytes);
+          CUstream s = run.stream->get();
+          time_ops(
+              *run.stream, 1, kRepetitions,
+              [&] { CUDATOOL_CU(cuMemcpyHtoDAsync, buffer.get(), host.get(), kComputeBytes, s); },
+              [&] { run.busy_link = nvml_current_pcie_link(run.info.pci_bus_id); });
+        } catch (const std::exception& e) {
+          why = e.what();
+          run.busy_link.reset();
+        }
+      if (!run.busy_link)
+        unloaded_link = "the link idles at Gen" + std::to_string(idle.generation) + " x" +
+                        std::to_string(idle.width) +
+                        ", below its maximum, and could not be read "
+                        "under load: " +
+                        why;
     }
   }
   for (auto& r : health_results(*run.health, run.busy_link)) {
+    if (r.name == "pcie_link" && !unloaded_link.empty() && r.verdict == Verdict::skipped)
+      r.reason = unloaded_link;
     // Clock events read while another process loads the device are partly its doing
     // (a thermal slowdown under its load): said, the verdict unchanged.
     if (r.name == "throttle") mark_shared(r, run.sharers, options.occupancy);

@@ -10,8 +10,8 @@ namespace cudatool::check {
 
 const std::vector<Kind>& all_kinds() {
   static const std::vector<Kind> kinds = {Kind::identity, Kind::occupancy, Kind::health,
-                                          Kind::compute,  Kind::memory,    Kind::hostlink,
-                                          Kind::peer};
+                                          Kind::xid,      Kind::compute,   Kind::memory,
+                                          Kind::hostlink, Kind::peer};
   return kinds;
 }
 
@@ -23,6 +23,8 @@ std::string_view kind_name(Kind k) {
       return "occupancy";
     case Kind::health:
       return "health";
+    case Kind::xid:
+      return "xid";
     case Kind::compute:
       return "compute";
     case Kind::memory:

@@ -36,6 +36,28 @@ DeviceInfo DeviceInfo::from_device(const Device& device) {
   return info;
 }
 
+DeviceInfo DeviceInfo::describe(const Device& device) {
+  try {
+    return from_device(device);
+  } catch (const LibraryNotFoundError&) {
+    throw;  // the driver is too old for every device, not this one broken
+  } catch (const Error& e) {
+    DeviceInfo info;
+    info.ordinal = device.ordinal();
+    info.error = e.what();
+    // Where it is: the bus id and UUID, which a broken GPU often still answers.
+    try {
+      info.pci_bus_id = device.pci_bus_id();
+    } catch (const Error&) {
+    }
+    try {
+      info.uuid = device.uuid();
+    } catch (const Error&) {
+    }
+    return info;
+  }
+}
+
 DeviceListing list_devices(bool with_memory_usage) {
   // NVML's initialisation overlaps cuInit's instead of following it.
   if (with_memory_usage) nvml_preload();
@@ -45,7 +67,8 @@ DeviceListing list_devices(bool with_memory_usage) {
   listing.cuda_version = cached ? cached->cuda_version : driver::api().driver_version;
   listing.driver_version = driver_release(with_memory_usage);
   for (const Device& device : devices) {
-    listing.devices.push_back(DeviceInfo::from_device(device));
+    // A device the driver does not answer for is listed with its error, the others as ever.
+    listing.devices.push_back(DeviceInfo::describe(device));
     if (with_memory_usage)
       listing.devices.back().memory_usage = nvml_memory_usage(listing.devices.back().pci_bus_id);
   }
@@ -53,7 +76,8 @@ DeviceListing list_devices(bool with_memory_usage) {
     listing.peer_access.assign(devices.size(), std::vector<bool>(devices.size(), false));
     for (std::size_t i = 0; i < devices.size(); ++i)
       for (std::size_t j = 0; j < devices.size(); ++j)
-        if (i != j) listing.peer_access[i][j] = devices[i].can_access_peer(devices[j]);
+        if (i != j && listing.devices[i].error.empty() && listing.devices[j].error.empty())
+          listing.peer_access[i][j] = devices[i].can_access_peer(devices[j]);
   }
   return listing;
 }

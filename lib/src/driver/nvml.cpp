@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <future>
 #include <mutex>
 #include <string>
@@ -55,6 +56,14 @@ struct nvmlProcessInfo_v1_t {
   unsigned pid;
   unsigned long long usedGpuMemory;
 };
+// nvmlGpuFabricInfo_t (nvmlDeviceGetGpuFabricInfo): the cluster's UUID, the registration's
+// status, the clique, and its state (an unsigned char).
+struct nvmlGpuFabricInfo_t {
+  unsigned char clusterUuid[16];
+  nvmlReturn_t status;
+  unsigned cliqueId;
+  unsigned char state;
+};
 struct nvmlUtilization_t {
   unsigned gpu;
   unsigned memory;
@@ -92,6 +101,12 @@ struct Nvml {
   nvmlReturn_t (*nvlink_state)(nvmlDevice_t, unsigned, nvmlEnableState_t*) = nullptr;
   nvmlReturn_t (*nvlink_version)(nvmlDevice_t, unsigned, unsigned*) = nullptr;
   nvmlReturn_t (*nvlink_remote_pci)(nvmlDevice_t, unsigned, nvmlPciInfo_t*) = nullptr;
+  nvmlReturn_t (*fabric_info)(nvmlDevice_t, nvmlGpuFabricInfo_t*) = nullptr;
+  // Every GPU NVML knows of, for the ones CUDA does not list (lost, off the bus).
+  nvmlReturn_t (*device_count)(unsigned*) = nullptr;
+  nvmlReturn_t (*by_index)(unsigned, nvmlDevice_t*) = nullptr;
+  nvmlReturn_t (*pci_info)(nvmlDevice_t, nvmlPciInfo_t*) = nullptr;
+  nvmlReturn_t (*uuid)(nvmlDevice_t, char*, unsigned) = nullptr;
   // The occupancy check's: processes (newest query first; _v1 fills the shorter struct),
   // memory without the reservation, utilization, compute mode.
   using ProcessQuery = nvmlReturn_t (*)(nvmlDevice_t, unsigned*, void*);
@@ -149,6 +164,11 @@ Nvml load_nvml() {
   resolve(nvml, nvml.nvlink_state, "nvmlDeviceGetNvLinkState");
   resolve(nvml, nvml.nvlink_version, "nvmlDeviceGetNvLinkVersion");
   resolve(nvml, nvml.nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+  resolve(nvml, nvml.fabric_info, "nvmlDeviceGetGpuFabricInfo");
+  resolve(nvml, nvml.device_count, "nvmlDeviceGetCount_v2");
+  resolve(nvml, nvml.by_index, "nvmlDeviceGetHandleByIndex_v2");
+  resolve(nvml, nvml.pci_info, "nvmlDeviceGetPciInfo_v3");
+  resolve(nvml, nvml.uuid, "nvmlDeviceGetUUID");
   for (const char* version : {"_v3", "_v2"}) {
     if (nvml.compute_processes) break;
     resolve(nvml, nvml.compute_processes,
@@ -257,8 +277,12 @@ std::optional<NvmlHealth> nvml_health(const std::string& pci_bus_id) {
   Nvml* nvml = nvml_future().get();
   if (!nvml->ready) return std::nullopt;
   NvmlHealth h;
-  nvmlDevice_t d = find(*nvml, pci_bus_id);
-  if (d == nullptr) return h;
+  nvmlDevice_t d = nullptr;
+  if (const nvmlReturn_t r = nvml->by_pci_bus_id(pci_bus_id.c_str(), &d);
+      r != NVML_SUCCESS || d == nullptr) {
+    h.lookup_error = r;
+    return h;
+  }
   h.found = true;
   if (nvml->ecc_mode) {
     nvmlEnableState_t current = 0, pending = 0;
@@ -335,7 +359,64 @@ std::optional<NvmlHealth> nvml_health(const std::string& pci_bus_id) {
       h.nvlinks.push_back(l);
     }
   }
+  if (nvml->fabric_info) {
+    // Room beyond the struct, should a newer NVML's be larger.
+    union {
+      nvmlGpuFabricInfo_t info;
+      char room[256];
+    } fabric{};
+    if (nvml->fabric_info(d, &fabric.info) == NVML_SUCCESS) {
+      h.fabric_state = fabric.info.state;
+      h.fabric_status = static_cast<unsigned>(fabric.info.status);
+    }
+  }
   return h;
+}
+
+std::string nvml_error_name(int result) {
+  switch (result) {
+    case 0:
+      return "NVML_SUCCESS";
+    case 6:
+      return "NVML_ERROR_NOT_FOUND";
+    case 15:
+      return "NVML_ERROR_GPU_IS_LOST";
+    case 16:
+      return "NVML_ERROR_RESET_REQUIRED";
+    case 999:
+      return "NVML_ERROR_UNKNOWN";
+    default:
+      return "nvmlReturn_t " + std::to_string(result);
+  }
+}
+
+std::optional<std::vector<NvmlDeviceState>> nvml_devices() {
+  Nvml* nvml = nvml_future().get();
+  if (!nvml->ready || !nvml->device_count || !nvml->by_index) return std::nullopt;
+  unsigned count = 0;
+  if (nvml->device_count(&count) != NVML_SUCCESS) return std::nullopt;
+  std::vector<NvmlDeviceState> out;
+  for (unsigned i = 0; i < count && i < 1024; ++i) {
+    NvmlDeviceState state;
+    state.index = i;
+    nvmlDevice_t d = nullptr;
+    state.error = nvml->by_index(i, &d);
+    if (state.error == NVML_SUCCESS && d != nullptr) {
+      union {
+        nvmlPciInfo_t info;
+        char room[512];
+      } pci{};
+      if (nvml->pci_info && nvml->pci_info(d, &pci.info) == NVML_SUCCESS) {
+        pci.info.busId[sizeof pci.info.busId - 1] = '\0';
+        state.pci_bus_id = nvml_pci_bus_id(pci.info.busId).value_or("");
+      }
+      char uuid[96] = {};
+      if (nvml->uuid && nvml->uuid(d, uuid, sizeof uuid - 1) == NVML_SUCCESS)
+        state.uuid = printable(std::string(uuid, strnlen(uuid, sizeof uuid)));
+    }
+    out.push_back(state);
+  }
+  return out;
 }
 
 std::optional<PcieLink> nvml_current_pcie_link(const std::string& pci_bus_id) {

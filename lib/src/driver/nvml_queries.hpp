@@ -33,6 +33,17 @@ void start_nvml();
 // The readings of the device at `pci_bus_id`; nullopt where NVML is unavailable.
 std::optional<NvmlHealth> nvml_health(const std::string& pci_bus_id);
 
+// Every GPU NVML knows of, in its index order, with the error its handle query answered
+// (0 where it answered; 15, NVML_ERROR_GPU_IS_LOST, for a GPU off the bus), and its PCI bus
+// id (NVML's form) and UUID where they could be read. nullopt where NVML is unavailable.
+struct NvmlDeviceState {
+  unsigned index = 0;
+  int error = 0;
+  std::string pci_bus_id;  // "00000000:01:00.0"; "" where unknown
+  std::string uuid;        // "GPU-..."; "" where unknown
+};
+std::optional<std::vector<NvmlDeviceState>> nvml_devices();
+
 // The PCIe link's current generation and width (sampled by the caller while the link is
 // busy: an idle link down-trains); nullopt where NVML cannot say.
 std::optional<PcieLink> nvml_current_pcie_link(const std::string& pci_bus_id);

@@ -14,9 +14,9 @@ using namespace cudatool::check;
 TEST(CheckKinds, ParsesListsAndRejectsUnknownNames) {
   EXPECT_EQ(parse_kind_list("compute,memory", "--only"),
             (std::set<Kind>{Kind::compute, Kind::memory}));
-  EXPECT_EQ(select_kinds(std::nullopt, "--only", std::nullopt, "--skip").size(), 7u);
+  EXPECT_EQ(select_kinds(std::nullopt, "--only", std::nullopt, "--skip").size(), 8u);
   EXPECT_EQ(select_kinds(std::nullopt, "--only", std::string("peer,health"), "--skip"),
-            (std::set<Kind>{Kind::identity, Kind::occupancy, Kind::compute, Kind::memory,
+            (std::set<Kind>{Kind::identity, Kind::occupancy, Kind::xid, Kind::compute, Kind::memory,
                             Kind::hostlink}));
   EXPECT_EQ(parse_kind_list("occupancy", "--only"), (std::set<Kind>{Kind::occupancy}));
   try {

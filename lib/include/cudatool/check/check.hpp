@@ -8,7 +8,9 @@
 // H100 node health checks use for memory and PCIe bandwidth), each overridable.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -27,9 +29,25 @@ std::string_view verdict_name(Verdict v);
 // The more severe of two verdicts: fail > warn > pass > skipped.
 Verdict worse(Verdict a, Verdict b);
 
+// What to do about a finding, from the least to the most disruptive; a node's remediation
+// is the worst of its findings'. The table for every check is in cudatool(1), REMEDIATION.
+//   none           nothing (a pass, a skipped check, an informational XID)
+//   monitor        keep the node in service and watch it (a warning)
+//   restart_job    the job or application failed or holds the GPU; the GPU is fine (NVIDIA's
+//                  RESTART_APP)
+//   reset_gpu      reset the GPU (nvidia-smi -r) with no process on it (RESET_GPU)
+//   reboot_node    reboot the node (RESTART_BM; a pending row remap, a GPU off the bus)
+//   drain_inspect  take the node out of service and inspect the hardware (CONTACT_SUPPORT; a
+//                  failed row remap, wrong results, a link below its width)
+enum class Remediation { none, monitor, restart_job, reset_gpu, reboot_node, drain_inspect };
+std::string_view remediation_name(Remediation r);  // "none", "monitor", "restart_job", ...
+std::string_view remediation_text(Remediation r);  // "reset the GPU", ...
+const std::vector<Remediation>& all_remediations();
+Remediation worse(Remediation a, Remediation b);
+
 // The checks a caller names (cudatool's --only and --skip), in the order they run (occupancy first:
 // it reads who else uses the device before cudatool's own context exists).
-enum class Kind { identity, occupancy, health, compute, memory, hostlink, peer };
+enum class Kind { identity, occupancy, health, xid, compute, memory, hostlink, peer };
 std::string_view kind_name(Kind k);
 const std::vector<Kind>& all_kinds();
 // "compute,memory" -> {compute, memory}; UsageError naming `source` for an unknown name.
@@ -51,7 +69,18 @@ struct CheckResult {
   std::optional<int> peer;  // peer checks: the destination device's ordinal
   // A measurement taken while other processes used the device: who ("" when it was not).
   std::string shared_with;
+  // What to do about it; absent until run_check fills it from the check's own knowledge or
+  // default_remediation (remediation_of reads either).
+  std::optional<Remediation> remediation;
 };
+
+// The remediation of a result: its own where set, else by the table of cudatool(1)
+// (default_remediation).
+Remediation remediation_of(const CheckResult& result);
+// The table: none for pass and skipped, monitor for a warning, and for a fail by the check
+// (identity, compute, bandwidth shortfalls, clock faults, links: drain_inspect; occupancy:
+// restart_job; ECC errors, NVLinks down, a device error: reset_gpu; ...).
+Remediation default_remediation(const CheckResult& result);
 
 // ---- Occupancy: who else uses a device (NVML, no context needed) ----
 
@@ -118,6 +147,16 @@ std::string process_name(unsigned pid, const std::string& proc_root = "/proc");
 // /proc/<pid> may be another process, so names are not read there.
 bool in_initial_pid_namespace(const std::string& proc_root = "/proc");
 
+// One XID of a GPU from the kernel log (xid.hpp): how often it was seen since boot, and the
+// latest occurrence.
+struct XidCount {
+  unsigned xid = 0;
+  std::size_t count = 0;
+  std::optional<double> latest_uptime_s;       // seconds since boot, where the log says
+  std::string latest_text;                     // printable ASCII, bounded
+  std::optional<Remediation> recovery_action;  // Xid 154: the action its latest line names
+};
+
 struct DeviceReport {
   DeviceInfo identity;
   std::vector<CheckResult> checks;
@@ -125,7 +164,11 @@ struct DeviceReport {
   // NVML's index (nvml_device_index: nvidia-smi's and DCGM's number for the GPU, which the
   // CUDA ordinal need not be); absent where NVML is unavailable.
   std::optional<unsigned> nvml_index = std::nullopt;
-  Verdict verdict() const;  // the worst of its checks (skipped when it has none)
+  // The XIDs the kernel log holds for this GPU (xid.hpp), each counted; empty where none or
+  // where the log was not read.
+  std::vector<XidCount> xids = {};
+  Verdict verdict() const;          // the worst of its checks (skipped when it has none)
+  Remediation remediation() const;  // the worst of its checks'
 };
 
 struct Report {
@@ -137,7 +180,13 @@ struct Report {
   std::vector<CheckResult> node_checks;  // count, heterogeneity, peer when not per device
   std::vector<DeviceReport> devices;
   double seconds = 0;  // the check's wall time
+  // The kernel log's XIDs: where they were read from ("" where the xid check did not run),
+  // why it could not be read, and those of PCI devices that are none of the checked GPUs.
+  std::string kernel_log_source, kernel_log_why_not;
+  std::map<std::string, std::vector<XidCount>> other_xids;  // by pci device
+  double boot_time = 0;  // Unix time of boot (the clock now less the time since boot)
   Verdict verdict() const;
+  Remediation remediation() const;  // the worst of every finding's
 };
 
 struct Thresholds {

@@ -28,8 +28,16 @@ struct DeviceInfo {
   int memory_clock_rate_khz = 0;
   int global_memory_bus_width = 0;          // bits
   std::optional<MemoryUsage> memory_usage;  // from NVML, when present
+  // Set where the driver did not answer a query for this device (a GPU that answers NVML
+  // but not CUDA): its error; the fields it could read (bus id, UUID) are filled, the others
+  // are zero and `name` is "".
+  std::string error;
 
+  // Throws where any query fails.
   static DeviceInfo from_device(const Device& device);
+  // Never throws for a failed query of this device: whatever the driver answered, and
+  // `error` (a driver too old for an entry point still throws LibraryNotFoundError).
+  static DeviceInfo describe(const Device& device);
 };
 
 struct DeviceListing {

@@ -47,7 +47,17 @@ struct NvmlHealth {
     std::string remote_pci_bus_id;
   };
   std::vector<NvLink> nvlinks;
+  // The NVLink fabric (nvmlDeviceGetGpuFabricInfo): state 0 not supported, 1 not started,
+  // 2 in progress, 3 completed; status, the registration's nvmlReturn_t once completed.
+  std::optional<unsigned> fabric_state, fabric_status;
+  // Why NVML could not find the device (found false): nvmlDeviceGetHandleByPciBusId_v2's
+  // nvmlReturn_t (15: the GPU is lost; 6: not found).
+  std::optional<int> lookup_error;
 };
+
+// nvmlReturn_t's name for the errors a broken GPU answers ("NVML_ERROR_GPU_IS_LOST"), else
+// "nvmlReturn_t N".
+std::string nvml_error_name(int result);
 
 // A PCIe link's current generation and width (sampled while the link is busy: an idle
 // link down-trains).
