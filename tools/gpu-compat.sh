@@ -10,7 +10,7 @@
 #  3. Speed, on 2 CPUs (taskset) with a warm page cache: `cudatool compat` over every shared
 #     library of the Python environment against `cuobjdump --list-elf --list-ptx` file by
 #     file (bench/compat.sh does the timing).
-# Logs go to $OUT (compat_vs_driver.*.log, compat.txt, compat.json, bench.txt).
+# MODES="force" runs only those of the three modes (default: all). Logs go to $OUT (compat_vs_driver.*.log, compat.txt, compat.json, bench.txt).
 set -uo pipefail
 build=${1:-/tmp/gpu-build}
 extra=${2:-}
@@ -51,7 +51,7 @@ for f in "${files[@]}"; do
 done
 echo "${#unique[@]} files, ${#matrix[@]} matrix fatbins"
 rc=0
-for mode in normal force disable; do
+for mode in ${MODES:-normal force disable}; do
   env=(CUDA_CACHE_DISABLE=1)
   [ $mode = force ] && env+=(CUDA_FORCE_PTX_JIT=1)
   [ $mode = disable ] && env+=(CUDA_DISABLE_PTX_JIT=1)
