@@ -23,11 +23,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cudatool::ScanOptions options;
     options.headers_only = true;
     options.threads = 1;
-    const auto found = cudatool::scan_bytes(std::span<const std::uint8_t>(data, size), "fuzz", options);
+    const auto found =
+        cudatool::scan_bytes(std::span<const std::uint8_t>(data, size), "fuzz", options);
     std::vector<const cudatool::ScannedImage*> entries;
     for (const auto& image : found.images) entries.push_back(&image);
     const cudatool::CompatDriver driver = cudatool::compat_driver_newest();
-    for (const cudatool::ComputeCapability cc : {cudatool::ComputeCapability{7, 5}, {9, 0}, {12, 1}})
+    for (const cudatool::ComputeCapability cc :
+         {cudatool::ComputeCapability{7, 5}, {9, 0}, {12, 1}})
       for (const auto policy : {cudatool::JitPolicy::normal, cudatool::JitPolicy::force_ptx_jit,
                                 cudatool::JitPolicy::disable_ptx_jit})
         (void)cudatool::decide_container(entries, cc, driver, policy);

@@ -30,12 +30,14 @@ ExitStatus run(const CompatOptions& o, const GlobalOptions& global) {
   if (o.python) {
     const std::string python = active_python();
     if (python.empty())
-      throw UsageError("--python: no active Python environment ($VIRTUAL_ENV, $CONDA_PREFIX) "
-                       "and no python3 on PATH");
+      throw UsageError(
+          "--python: no active Python environment ($VIRTUAL_ENV, $CONDA_PREFIX) "
+          "and no python3 on PATH");
     request.paths.push_back(python);
   }
   if (request.paths.empty())
-    throw UsageError("name the files, directories, wheels or Python interpreters to judge, or --python");
+    throw UsageError(
+        "name the files, directories, wheels or Python interpreters to judge, or --python");
   bool require_native = false;
   if (o.require) {
     if (*o.require != "native")
@@ -51,7 +53,8 @@ ExitStatus run(const CompatOptions& o, const GlobalOptions& global) {
     else if (*o.ptx_jit == "normal")
       request.policy = JitPolicy::normal;
     else
-      throw UsageError("--ptx-jit " + quote_input(*o.ptx_jit) + ": expected normal, force or disable");
+      throw UsageError("--ptx-jit " + quote_input(*o.ptx_jit) +
+                       ": expected normal, force or disable");
   }
   if (o.driver && o.cuda) throw UsageError("--driver and --cuda exclude each other");
   if (o.jobs) request.threads = static_cast<unsigned>(parse_int(*o.jobs, "--jobs", 1, 1024));
@@ -59,7 +62,8 @@ ExitStatus run(const CompatOptions& o, const GlobalOptions& global) {
   // Targets and driver: named ones need no GPU; else the visible GPUs and this machine's driver.
   std::vector<std::string> names;
   for (const std::string& list : o.arch)
-    for (std::string& name : split_list(list, "--arch", "sm_90,H100")) names.push_back(std::move(name));
+    for (std::string& name : split_list(list, "--arch", "sm_90,H100"))
+      names.push_back(std::move(name));
   if (!names.empty()) {
     request.targets = compat_targets_named(names, "--arch");
   } else {

@@ -16,8 +16,11 @@ nlohmann::json arch_array(const std::vector<Arch>& archs) {
 nlohmann::json entry_json(const ScannedImage& e) {
   return {{"kind", image_kind_name(e.kind)},
           {"arch", e.arch ? nlohmann::json(e.arch->str()) : nlohmann::json(nullptr)},
-          {"ptx_version", e.ptx_version ? nlohmann::json(ptx_version_text(*e.ptx_version)) : nlohmann::json(nullptr)},
-          {"ptx_text_version", e.ptx_text_version ? nlohmann::json(ptx_version_text(*e.ptx_text_version)) : nlohmann::json(nullptr)},
+          {"ptx_version", e.ptx_version ? nlohmann::json(ptx_version_text(*e.ptx_version))
+                                        : nlohmann::json(nullptr)},
+          {"ptx_text_version", e.ptx_text_version
+                                   ? nlohmann::json(ptx_version_text(*e.ptx_text_version))
+                                   : nlohmann::json(nullptr)},
           {"relocatable", e.relocatable},
           {"size", e.size},
           {"error", e.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.error)}};
@@ -29,13 +32,15 @@ void print_compat_json(const CompatAnswer& a) {
   const CompatReport& r = a.report;
   nlohmann::json targets = nlohmann::json::array();
   for (const CompatTarget& t : r.targets)
-    targets.push_back({{"name", t.name}, {"arch", t.cc.sm()}, {"compute_capability", t.cc.str()},
+    targets.push_back({{"name", t.name},
+                       {"arch", t.cc.sm()},
+                       {"compute_capability", t.cc.str()},
                        {"source", t.source}});
-  nlohmann::json driver = {
-      {"cuda_version", r.driver.cuda.str()},
-      {"release", r.driver.release.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.driver.release)},
-      {"max_ptx_version", ptx_version_text(r.driver.cuda.ptx)},
-      {"source", r.driver.source}};
+  nlohmann::json driver = {{"cuda_version", r.driver.cuda.str()},
+                           {"release", r.driver.release.empty() ? nlohmann::json(nullptr)
+                                                                : nlohmann::json(r.driver.release)},
+                           {"max_ptx_version", ptx_version_text(r.driver.cuda.ptx)},
+                           {"source", r.driver.source}};
   // Each file's containers, where --containers kept them.
   std::vector<nlohmann::json> detail(r.files.size(), nlohmann::json::array());
   for (const CompatContainer& c : r.containers) {
@@ -68,7 +73,8 @@ void print_compat_json(const CompatAnswer& a) {
       verdicts.push_back(
           {{"target", t},
            {"verdict", verdict_name(v.verdict)},
-           {"reason", v.gap == CompatGap::none ? nlohmann::json(nullptr) : nlohmann::json(gap_name(v.gap))},
+           {"reason",
+            v.gap == CompatGap::none ? nlohmann::json(nullptr) : nlohmann::json(gap_name(v.gap))},
            {"native", v.native},
            {"jit", v.jit},
            {"other_gpus", v.other_gpus},
@@ -77,7 +83,8 @@ void print_compat_json(const CompatAnswer& a) {
            {"empty", v.empty},
            {"kernels", v.kernels},
            {"jit_ptx_bytes", v.jit_ptx_bytes},
-           {"ptx_needed", v.ptx_needed ? nlohmann::json(ptx_version_text(*v.ptx_needed)) : nlohmann::json(nullptr)},
+           {"ptx_needed", v.ptx_needed ? nlohmann::json(ptx_version_text(*v.ptx_needed))
+                                       : nlohmann::json(nullptr)},
            {"detail", verdict_detail(a, f, t)},
            {"fix", fix.empty() ? nlohmann::json(nullptr) : nlohmann::json(fix)}});
     }
@@ -87,7 +94,8 @@ void print_compat_json(const CompatAnswer& a) {
         {"size", f.size},
         {"error", f.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(f.error)},
         {"has_cuda_code", f.has_cuda_code},
-        {"verdict", f.error.empty() ? nlohmann::json(verdict_name(worst_verdict(f))) : nlohmann::json("unreadable")},
+        {"verdict", f.error.empty() ? nlohmann::json(verdict_name(worst_verdict(f)))
+                                    : nlohmann::json("unreadable")},
         {"containers", f.containers},
         {"unreadable_entries", f.unreadable_entries},
         {"sass", arch_array(f.sass)},
@@ -104,9 +112,12 @@ void print_compat_json(const CompatAnswer& a) {
   for (const CompatFile& f : r.files) {
     if (f.package == SIZE_MAX || (!f.has_cuda_code && f.error.empty())) continue;
     ++package_files[f.package];
-    const std::string v = f.error.empty() ? std::string(verdict_name(worst_verdict(f))) : "unreadable";
-    static const std::vector<std::string> order = {"cannot_run", "unreadable", "jit", "native", "no_cuda_code"};
-    if (std::find(order.begin(), order.end(), v) < std::find(order.begin(), order.end(), package_verdict[f.package]))
+    const std::string v =
+        f.error.empty() ? std::string(verdict_name(worst_verdict(f))) : "unreadable";
+    static const std::vector<std::string> order = {"cannot_run", "unreadable", "jit", "native",
+                                                   "no_cuda_code"};
+    if (std::find(order.begin(), order.end(), v) <
+        std::find(order.begin(), order.end(), package_verdict[f.package]))
       package_verdict[f.package] = v;
   }
   nlohmann::json packages = nlohmann::json::array();
@@ -115,7 +126,8 @@ void print_compat_json(const CompatAnswer& a) {
     packages.push_back({{"name", p.name},
                         {"version", p.version},
                         {"location", p.location},
-                        {"cuda_runtime", p.cuda_runtime.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.cuda_runtime)},
+                        {"cuda_runtime", p.cuda_runtime.empty() ? nlohmann::json(nullptr)
+                                                                : nlohmann::json(p.cuda_runtime)},
                         {"files_with_cuda_code", package_files[i]},
                         {"verdict", package_verdict[i]}});
   }

@@ -115,15 +115,16 @@ std::string verdict_detail(const CompatAnswer& a, const CompatFile& file, std::s
   switch (v.verdict) {
     case CompatVerdict::no_cuda_code:
       if (v.empty > 0)
-        return "no kernel for " + a.report.targets[target].cc.sm() + " to run: " +
-               containers_text(v.empty) + " for other GPUs hold no kernels";
+        return "no kernel for " + a.report.targets[target].cc.sm() +
+               " to run: " + containers_text(v.empty) + " for other GPUs hold no kernels";
       return file.note.empty() ? "no CUDA code" : file.note;
     case CompatVerdict::native:
       text = "native " + on + ": " + containers_text(v.native) + " from SASS";
       break;
     case CompatVerdict::jit:
-      text = "JIT " + on + ": " + std::to_string(v.jit) + " of " + containers_text(v.native + v.jit) +
-             " only by JIT-compiling PTX (" + format_bytes(v.jit_ptx_bytes) +
+      text = "JIT " + on + ": " + std::to_string(v.jit) + " of " +
+             containers_text(v.native + v.jit) + " only by JIT-compiling PTX (" +
+             format_bytes(v.jit_ptx_bytes) +
              " of PTX at the first launch of each process whose JIT cache lacks it; the cache "
              "holds CUDA_CACHE_MAXSIZE bytes)";
       break;
@@ -132,13 +133,15 @@ std::string verdict_detail(const CompatAnswer& a, const CompatFile& file, std::s
       switch (v.gap) {
         case CompatGap::predates:
           text += std::to_string(v.failed) + " of " + containers_text(total) +
-                  " hold only code for older GPUs (SASS " + (file.sass.empty() ? "none" : arch_list(file.sass)) +
-                  "; PTX " + (file.ptx.empty() ? "none" : arch_list(file.ptx)) + ")";
+                  " hold only code for older GPUs (SASS " +
+                  (file.sass.empty() ? "none" : arch_list(file.sass)) + "; PTX " +
+                  (file.ptx.empty() ? "none" : arch_list(file.ptx)) + ")";
           break;
         case CompatGap::other_gpus_only:
           text += std::to_string(v.failed) + " of " + containers_text(total) +
-                  " hold only code for other GPUs (SASS " + (file.sass.empty() ? "none" : arch_list(file.sass)) +
-                  "; PTX " + (file.ptx.empty() ? "none" : arch_list(file.ptx)) + ")";
+                  " hold only code for other GPUs (SASS " +
+                  (file.sass.empty() ? "none" : arch_list(file.sass)) + "; PTX " +
+                  (file.ptx.empty() ? "none" : arch_list(file.ptx)) + ")";
           break;
         case CompatGap::ptx_too_new:
           text += std::to_string(v.failed) + " of " + containers_text(total) +
@@ -152,15 +155,15 @@ std::string verdict_detail(const CompatAnswer& a, const CompatFile& file, std::s
                   " run only by JIT, which CUDA_DISABLE_PTX_JIT turns off";
           break;
         case CompatGap::not_loadable:
-          text += "its " + containers_text(total) +
-                  " hold nothing the driver loads (LTO-IR " +
+          text += "its " + containers_text(total) + " hold nothing the driver loads (LTO-IR " +
                   (file.lto_ir.empty() ? "none" : arch_list(file.lto_ir)) +
                   ", for a JIT link by the program itself, or damaged entries)";
           break;
         case CompatGap::runtime_too_new: {
           std::string libs;
           for (const std::string& l : file.cuda_runtimes) libs += (libs.empty() ? "" : ", ") + l;
-          text += "it links " + libs + ", newer than the driver's CUDA " + a.report.driver.cuda.str();
+          text +=
+              "it links " + libs + ", newer than the driver's CUDA " + a.report.driver.cuda.str();
           break;
         }
         case CompatGap::none:
@@ -178,9 +181,11 @@ std::string verdict_detail(const CompatAnswer& a, const CompatFile& file, std::s
     text += ")";
   }
   if (v.other_gpus > 0)
-    text += "; " + std::to_string(v.other_gpus) + " more hold only code for other GPUs (not used here)";
+    text +=
+        "; " + std::to_string(v.other_gpus) + " more hold only code for other GPUs (not used here)";
   if (v.unloadable > 0 && v.gap != CompatGap::not_loadable)
-    text += "; " + containers_text(v.unloadable) + " of LTO-IR only, for the program's own JIT link (not loaded by the driver)";
+    text += "; " + containers_text(v.unloadable) +
+            " of LTO-IR only, for the program's own JIT link (not loaded by the driver)";
   if (v.empty > 0) text += "; " + containers_text(v.empty) + " without kernels for other GPUs only";
   return text;
 }

@@ -21,11 +21,11 @@ struct CompatAnswer {
 // The worst verdict of a file over the targets (unreadable files are cannot_run's peers:
 // ranked first).
 CompatVerdict worst_verdict(const CompatFile& file);
-std::string_view verdict_name(CompatVerdict v);   // "cannot_run", "jit", "native", "no_cuda_code"
-std::string_view gap_name(CompatGap gap);          // "predates", ...; "" for none
-std::string_view outcome_name(LoadOutcome o);      // "native", "jit", "no_binary", ...
-std::string_view jit_policy_name(JitPolicy p);     // "normal", "force_ptx_jit", "disable_ptx_jit"
-std::string ptx_version_text(PtxVersion v);        // "9.0"
+std::string_view verdict_name(CompatVerdict v);  // "cannot_run", "jit", "native", "no_cuda_code"
+std::string_view gap_name(CompatGap gap);        // "predates", ...; "" for none
+std::string_view outcome_name(LoadOutcome o);    // "native", "jit", "no_binary", ...
+std::string_view jit_policy_name(JitPolicy p);   // "normal", "force_ptx_jit", "disable_ptx_jit"
+std::string ptx_version_text(PtxVersion v);      // "9.0"
 // What a file's verdict on one target means, in one clause: "2 of 38 containers by JIT from
 // compute_86 PTX (1.2 MiB ...)", and the fix where it cannot run.
 std::string verdict_detail(const CompatAnswer& a, const CompatFile& file, std::size_t target);

@@ -28,13 +28,16 @@ void print_compat_text(const CompatAnswer& a) {
   const CompatReport& r = a.report;
   std::string targets;
   for (const CompatTarget& t : r.targets)
-    targets += (targets.empty() ? "" : "; ") + printable(t.name) + " (" + t.cc.sm() + ", " + t.source + ")";
-  std::string driver = "driver " + (r.driver.release.empty() ? std::string() : r.driver.release + " ") +
+    targets += (targets.empty() ? "" : "; ") + printable(t.name) + " (" + t.cc.sm() + ", " +
+               t.source + ")";
+  std::string driver = "driver " +
+                       (r.driver.release.empty() ? std::string() : r.driver.release + " ") +
                        "(CUDA " + r.driver.cuda.str() + ", PTX ISA up to " +
                        ptx_version_text(r.driver.cuda.ptx) + "; " + r.driver.source + ")";
   command_out() << "targets: " << targets << "\n" << driver;
   if (r.policy != JitPolicy::normal)
-    command_out() << (r.policy == JitPolicy::force_ptx_jit ? ", CUDA_FORCE_PTX_JIT=1" : ", CUDA_DISABLE_PTX_JIT=1");
+    command_out() << (r.policy == JitPolicy::force_ptx_jit ? ", CUDA_FORCE_PTX_JIT=1"
+                                                           : ", CUDA_DISABLE_PTX_JIT=1");
   command_out() << "\n";
   std::size_t counts[4] = {0, 0, 0, 0}, unreadable = 0;
   for (const CompatFile* f : shown_files(a)) {
@@ -43,7 +46,8 @@ void print_compat_text(const CompatAnswer& a) {
     line += "  " + printable(f->path, 4096);
     if (f->package != SIZE_MAX) {
       const CompatPackage& p = r.packages[f->package];
-      line += "  [" + printable(p.name) + (p.version.empty() ? "" : " " + printable(p.version)) + "]";
+      line +=
+          "  [" + printable(p.name) + (p.version.empty() ? "" : " " + printable(p.version)) + "]";
     }
     if (!f->error.empty()) {
       line += ": " + one_line(f->error);
@@ -65,8 +69,9 @@ void print_compat_text(const CompatAnswer& a) {
     ++counts[static_cast<int>(worst_verdict(f))];
   }
   const std::size_t with_code = counts[0] + counts[1] + counts[2];
-  command_out() << with_code << (with_code == 1 ? " file" : " files") << " with CUDA code: "
-            << counts[0] << " cannot run, " << counts[1] << " by JIT, " << counts[2] << " native";
+  command_out() << with_code << (with_code == 1 ? " file" : " files")
+                << " with CUDA code: " << counts[0] << " cannot run, " << counts[1] << " by JIT, "
+                << counts[2] << " native";
   if (unreadable > 0) command_out() << ", " << unreadable << " unreadable";
   command_out() << " (" << r.files_examined << " files examined)";
   if (a.require_native && counts[1] > 0) command_out() << "; --require native: JIT is not enough";

@@ -43,7 +43,8 @@ void render_text(const DeviceListing& listing) {
     const DeviceInfo& d = listing.devices[i];
     if (!d.error.empty()) {  // named by where it is, with what the driver said
       command_out() << d.ordinal << "  " << pad("(no answer)", name_width) << "  "
-                    << shown(d.pci_bus_id) << "  " << shown(d.uuid) << "  " << shown(d.error) << '\n';
+                    << shown(d.pci_bus_id) << "  " << shown(d.uuid) << "  " << shown(d.error)
+                    << '\n';
       continue;
     }
     command_out() << d.ordinal << "  " << pad(shown(d.name), name_width) << "  "

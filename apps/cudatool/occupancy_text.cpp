@@ -113,50 +113,50 @@ std::string cluster_limit_text(const ClusterOccupancy& c, const ClusterTopology&
 void print_clusters(const OccupancyReport& report) {
   const ClusterDims& dims = *report.cluster;
   command_out() << "\nClusters of " << dims_text(dims) << " (" << dims.size()
-            << (dims.size() == 1 ? " block" : " blocks") << ")"
-            << (report.non_portable ? ", non-portable sizes allowed" : "") << ":\n";
+                << (dims.size() == 1 ? " block" : " blocks") << ")"
+                << (report.non_portable ? ", non-portable sizes allowed" : "") << ":\n";
   if (const auto& d = report.driver_clusters) {
     command_out() << "  Active clusters on the GPU:  " << d->max_active_clusters
-              << " (the driver: cuOccupancyMaxActiveClusters for a stand-in kernel of "
-              << d->stand_in_blocks_per_sm << " blocks per SM)\n"
-              << "  Largest cluster size:        " << d->max_potential_cluster_size
-              << " (the driver)\n";
+                  << " (the driver: cuOccupancyMaxActiveClusters for a stand-in kernel of "
+                  << d->stand_in_blocks_per_sm << " blocks per SM)\n"
+                  << "  Largest cluster size:        " << d->max_potential_cluster_size
+                  << " (the driver)\n";
     if (report.clusters && report.clusters->max_active_clusters != d->max_active_clusters)
       command_out() << "  The measured GPCs of " << report.topology->product << " give "
-                << report.clusters->max_active_clusters
-                << ": this GPU differs from the measurement; the driver is right.\n";
+                    << report.clusters->max_active_clusters
+                    << ": this GPU differs from the measurement; the driver is right.\n";
     command_out() << "  size  clusters  (the driver)\n";
     for (std::size_t i = 0; i < d->by_size.size(); ++i)
       command_out() << "  " << right(std::to_string(i + 1), 4) << "  "
-                << right(std::to_string(d->by_size[i]), 8) << '\n';
+                    << right(std::to_string(d->by_size[i]), 8) << '\n';
     return;
   }
   if (!report.driver_error.empty())
     command_out() << "  The driver gave no answer: " << report.driver_error << '\n';
   if (!report.clusters) {
     command_out() << "  unknown: " << report.cluster_reason
-              << "\n  No number is given rather than a guess.\n";
+                  << "\n  No number is given rather than a guess.\n";
     return;
   }
   const ClusterOccupancy& c = *report.clusters;
   const ClusterTopology& t = *report.topology;
-  command_out() << "  Active clusters on the GPU:  " << c.max_active_clusters << " (" << c.active_blocks
-            << " blocks in " << c.gpcs_used << " GPCs)\n"
-            << "  Limited by:                  " << cluster_limit_text(c, t, report.non_portable)
-            << '\n'
-            << "  Largest cluster size:        " << report.max_potential_cluster_size.value_or(0)
-            << (report.non_portable ? ""
-                                    : " (portable; up to " + std::to_string(t.max_cluster_size) +
-                                          " with --non-portable)")
-            << '\n'
-            << "  GPCs of " << t.product << ":  " << gpcs_text(t.gpc_sms) << " SMs (" << t.sm_count
-            << ")\n"
-            << "  Measured:  " << t.measured.substr(0, t.measured.find("; ")) << "\n\n"
-            << "  size  clusters  blocks\n";
+  command_out()
+      << "  Active clusters on the GPU:  " << c.max_active_clusters << " (" << c.active_blocks
+      << " blocks in " << c.gpcs_used << " GPCs)\n"
+      << "  Limited by:                  " << cluster_limit_text(c, t, report.non_portable) << '\n'
+      << "  Largest cluster size:        " << report.max_potential_cluster_size.value_or(0)
+      << (report.non_portable
+              ? ""
+              : " (portable; up to " + std::to_string(t.max_cluster_size) + " with --non-portable)")
+      << '\n'
+      << "  GPCs of " << t.product << ":  " << gpcs_text(t.gpc_sms) << " SMs (" << t.sm_count
+      << ")\n"
+      << "  Measured:  " << t.measured.substr(0, t.measured.find("; ")) << "\n\n"
+      << "  size  clusters  blocks\n";
   for (const ClusterOccupancy& s : report.cluster_sizes)
     command_out() << "  " << right(std::to_string(s.cluster.size()), 4) << "  "
-              << right(std::to_string(s.max_active_clusters), 8) << "  "
-              << right(std::to_string(s.active_blocks), 6) << '\n';
+                  << right(std::to_string(s.max_active_clusters), 8) << "  "
+                  << right(std::to_string(s.active_blocks), 6) << '\n';
 }
 
 // Where the table does not know a value occupancy needs: which, and why; no number.

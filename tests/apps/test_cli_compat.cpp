@@ -66,9 +66,11 @@ TEST_F(CliCompat, OlderCodeOnlyCannotRunAndSaysWhatToBuild) {
   const ProcessResult r = compat({"--arch", "sm_90", matrix("sm_80").string()});
   EXPECT_EQ(r.exit_code, 11) << r.err;
   EXPECT_NE(r.out.find("CANNOT RUN"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("hold only code for older GPUs (SASS sm_80; PTX none)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("hold only code for older GPUs (SASS sm_80; PTX none)"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("Fix: needs a build with sm_90 SASS or PTX of compute_90 or older"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   // The same file on the GPUs it was built for.
   EXPECT_EQ(compat({"--arch", "sm_86,A100,RTX 4090", matrix("sm_80").string()}).exit_code, 0);
 }
@@ -78,10 +80,12 @@ TEST_F(CliCompat, PtxRunsByJitAndRequireNativeFailsOnIt) {
   EXPECT_EQ(j["files"][0]["verdict"], "jit");
   EXPECT_EQ(j["files"][0]["verdicts"][0]["jit"], 1);
   EXPECT_GT(j["files"][0]["verdicts"][0]["jit_ptx_bytes"].get<int>(), 100);
-  const ProcessResult r = compat({"--arch", "sm_90", "--require", "native", matrix("compute_80").string()});
+  const ProcessResult r =
+      compat({"--arch", "sm_90", "--require", "native", matrix("compute_80").string()});
   EXPECT_EQ(r.exit_code, 12);
   EXPECT_NE(r.out.find("JIT"), std::string::npos);
-  EXPECT_EQ(compat({"--arch", "sm_80", "--require", "native", matrix("sm_80").string()}).exit_code, 0);
+  EXPECT_EQ(compat({"--arch", "sm_80", "--require", "native", matrix("sm_80").string()}).exit_code,
+            0);
 }
 
 TEST_F(CliCompat, PtxNewerThanTheDriverNamesTheDriverToInstall) {
@@ -94,7 +98,8 @@ TEST_F(CliCompat, PtxNewerThanTheDriverNamesTheDriverToInstall) {
   EXPECT_EQ(j["driver"]["cuda_version"], "12.2");
   EXPECT_EQ(j["driver"]["source"], "--driver");
   // The same with --cuda, and PTX of an ISA no driver knows.
-  EXPECT_EQ(compat({"--arch", "sm_90", "--cuda", "13.0", matrix("compute_90").string()}).exit_code, 0);
+  EXPECT_EQ(compat({"--arch", "sm_90", "--cuda", "13.0", matrix("compute_90").string()}).exit_code,
+            0);
   const json n = compat_json({"--arch", "sm_90", matrix("compute_80_isa99").string()}, 11);
   EXPECT_EQ(n["files"][0]["verdicts"][0]["reason"], "ptx_too_new");
 }
@@ -102,11 +107,16 @@ TEST_F(CliCompat, PtxNewerThanTheDriverNamesTheDriverToInstall) {
 TEST_F(CliCompat, ThePolicyFollowsTheEnvironmentAndTheFlag) {
   ProcessOptions o = without_driver();
   o.env["CUDA_FORCE_PTX_JIT"] = "1";
-  ProcessResult r = run_cudatool({"compat", "--json", "--arch", "sm_90", matrix("sm_90").string()}, o);
+  ProcessResult r =
+      run_cudatool({"compat", "--json", "--arch", "sm_90", matrix("sm_90").string()}, o);
   EXPECT_EQ(r.exit_code, 11) << r.out;
   EXPECT_EQ(json::parse(r.out)["ptx_jit"], "force_ptx_jit");
-  EXPECT_EQ(compat({"--arch", "sm_90", "--ptx-jit", "disable", matrix("compute_90").string()}).exit_code, 11);
-  EXPECT_EQ(compat({"--arch", "sm_90", "--ptx-jit", "force", matrix("sm_90+compute_80").string()}).exit_code, 0);
+  EXPECT_EQ(
+      compat({"--arch", "sm_90", "--ptx-jit", "disable", matrix("compute_90").string()}).exit_code,
+      11);
+  EXPECT_EQ(compat({"--arch", "sm_90", "--ptx-jit", "force", matrix("sm_90+compute_80").string()})
+                .exit_code,
+            0);
 }
 
 TEST_F(CliCompat, CodeForOtherGpusBesideCodeThatRunsIsNoFault) {
@@ -144,11 +154,13 @@ TEST_F(CliCompat, DirectoriesAreWalkedOnceWithTheirPackages) {
         "fastpkg/lib/libfast.so,sha256=x,10\n\"fastpkg/__init__.py\",,\n");
   write(site / "oldpkg-0.9.dist-info/RECORD", "oldpkg/liboldk.so.2,,\n");
   fs::create_directory_symlink("..", site / "fastpkg/lib/loop");  // a cycle
-  fs::create_symlink(site / "oldpkg/liboldk.so.2", site / "oldpkg/liboldk.so");  // the same file again
+  fs::create_symlink(site / "oldpkg/liboldk.so.2",
+                     site / "oldpkg/liboldk.so");  // the same file again
   const json j = compat_json({"--arch", "H100", site.string()}, 11);
   ASSERT_EQ(j["files"].size(), 2u) << j.dump(1);
   std::map<std::string, json> by_name;
-  for (const json& f : j["files"]) by_name[fs::path(f["path"].get<std::string>()).filename().string()] = f;
+  for (const json& f : j["files"])
+    by_name[fs::path(f["path"].get<std::string>()).filename().string()] = f;
   ASSERT_TRUE(by_name.count("libfast.so"));
   EXPECT_EQ(by_name["libfast.so"]["verdict"], "native");
   EXPECT_EQ(j["packages"][by_name["libfast.so"]["package"].get<int>()]["name"], "fastpkg");
@@ -183,16 +195,17 @@ TEST_F(CliCompat, AnInterpreterMeansItsSitePackages) {
 
 TEST_F(CliCompat, WheelsAreReadInMemory) {
   const fs::path wheel = dir_ / "cudapkg-2.0-py3-none-manylinux_2_17_x86_64.whl";
-  const ProcessResult made = run_process(
-      "/usr/bin/python3", {"-c",
-                  "import sys, zipfile\n"
-                  "z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n"
-                  "z.writestr('cudapkg/lib/libold.so', open(sys.argv[2], 'rb').read())\n"
-                  "z.writestr('cudapkg/lib/libjit.so.1', open(sys.argv[3], 'rb').read())\n"
-                  "z.writestr('cudapkg/__init__.py', 'x = 1')\n"
-                  "z.writestr('nvidia/cuda_runtime/lib/libcudart.so.12', b'a stub')\n"
-                  "z.close()\n",
-                  wheel.string(), matrix("sm_80").string(), matrix("compute_80").string()});
+  const ProcessResult made =
+      run_process("/usr/bin/python3",
+                  {"-c",
+                   "import sys, zipfile\n"
+                   "z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_DEFLATED)\n"
+                   "z.writestr('cudapkg/lib/libold.so', open(sys.argv[2], 'rb').read())\n"
+                   "z.writestr('cudapkg/lib/libjit.so.1', open(sys.argv[3], 'rb').read())\n"
+                   "z.writestr('cudapkg/__init__.py', 'x = 1')\n"
+                   "z.writestr('nvidia/cuda_runtime/lib/libcudart.so.12', b'a stub')\n"
+                   "z.close()\n",
+                   wheel.string(), matrix("sm_80").string(), matrix("compute_80").string()});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   const ProcessResult r = compat({"--json", "--arch", "sm_90", wheel.string()});
   if (r.exit_code == 3) GTEST_SKIP() << "no libzip on this machine: " << r.err;
@@ -218,7 +231,8 @@ TEST_F(CliCompat, BadInputIsOneLineAndAnExitCode) {
            {{"--arch", "sm_9", matrix("sm_80").string()}, 2},
            {{"--arch", "Voodoo", matrix("sm_80").string()}, 2},
            {{"--arch", "sm_90", "--driver", "x.y", matrix("sm_80").string()}, 2},
-           {{"--arch", "sm_90", "--driver", "535.1", "--cuda", "12.0", matrix("sm_80").string()}, 2},
+           {{"--arch", "sm_90", "--driver", "535.1", "--cuda", "12.0", matrix("sm_80").string()},
+            2},
            {{"--arch", "sm_90", "--require", "fast", matrix("sm_80").string()}, 2},
            {{"--arch", "sm_90"}, 2},
            {{matrix("sm_80").string()}, 3},  // no --arch, and no driver to ask

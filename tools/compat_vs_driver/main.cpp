@@ -57,7 +57,8 @@ Observed load(std::span<const std::uint8_t> bytes, CUcontext context) {
   CUmodule module = nullptr;
   const auto start = std::chrono::steady_clock::now();
   o.result = api.cuModuleLoadDataEx(&module, bytes.data(), 1, options, values);
-  o.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  o.load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   if (o.result != CUDA_SUCCESS) return o;
   std::memcpy(&o.wall_ms, &values[0], sizeof o.wall_ms);
   unsigned count = 0;
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
     const JitPolicy policy = jit_policy_from_environment();
     std::cout << "device: " << context.device().name() << " (" << cc.sm() << "), driver "
               << driver.release << " (CUDA " << driver.cuda.str() << "), policy "
-              << (policy == JitPolicy::normal ? "normal"
+              << (policy == JitPolicy::normal          ? "normal"
                   : policy == JitPolicy::force_ptx_jit ? "CUDA_FORCE_PTX_JIT=1"
                                                        : "CUDA_DISABLE_PTX_JIT=1")
               << "\n";
@@ -146,9 +147,13 @@ int main(int argc, char** argv) {
           if (e.ptx_version != e.ptx_text_version) {
             ++total.ptx_version_mismatches;
             std::cout << "PTX VERSION " << printable(path, 200) << " @" << e.offset << ": header "
-                      << (e.ptx_version ? std::to_string(e.ptx_version->major) + "." + std::to_string(e.ptx_version->minor) : "none")
+                      << (e.ptx_version ? std::to_string(e.ptx_version->major) + "." +
+                                              std::to_string(e.ptx_version->minor)
+                                        : "none")
                       << ", text "
-                      << (e.ptx_text_version ? std::to_string(e.ptx_text_version->major) + "." + std::to_string(e.ptx_text_version->minor) : "none")
+                      << (e.ptx_text_version ? std::to_string(e.ptx_text_version->major) + "." +
+                                                   std::to_string(e.ptx_text_version->minor)
+                                             : "none")
                       << "\n";
           }
         }
@@ -205,7 +210,8 @@ int main(int argc, char** argv) {
             else if (o.wall_ms <= 0 && !(o.binary_version >= 0 && o.ptx_version >= 0 &&
                                          o.ptx_version != o.binary_version))
               problem = "expected JIT, driver loaded without compiling (binary " +
-                        std::to_string(o.binary_version) + ", ptx " + std::to_string(o.ptx_version) + ")";
+                        std::to_string(o.binary_version) + ", ptx " +
+                        std::to_string(o.ptx_version) + ")";
             else if (o.binary_version >= 0 &&
                      (o.binary_version != device_version || o.ptx_version != expected_ptx))
               problem = "expected JIT of " + std::to_string(expected_ptx) + ", driver: binary " +
@@ -230,16 +236,17 @@ int main(int argc, char** argv) {
         }
         std::lock_guard lock(m);
         ++outcomes[static_cast<int>(d.outcome)];
-        if (o.result == CUDA_SUCCESS && d.outcome == LoadOutcome::native) native_max = std::max(native_max, o.load_ms);
-        if (o.result == CUDA_SUCCESS && d.outcome == LoadOutcome::jit) jit_min = std::min(jit_min, o.load_ms);
+        if (o.result == CUDA_SUCCESS && d.outcome == LoadOutcome::native)
+          native_max = std::max(native_max, o.load_ms);
+        if (o.result == CUDA_SUCCESS && d.outcome == LoadOutcome::jit)
+          jit_min = std::min(jit_min, o.load_ms);
         if (problem.empty()) return;
         ++differences;
         std::lock_guard print(lines_mutex);
         if (printed++ < 200) {
           std::string entries;
           for (const ScannedImage& e : c.entries)
-            entries += (entries.empty() ? "" : ",") +
-                       (e.arch ? e.arch->str() : std::string("?")) +
+            entries += (entries.empty() ? "" : ",") + (e.arch ? e.arch->str() : std::string("?")) +
                        (e.ptx_version ? "@" + std::to_string(e.ptx_version->major) + "." +
                                             std::to_string(e.ptx_version->minor)
                                       : "") +
@@ -250,11 +257,13 @@ int main(int argc, char** argv) {
       });
       skipped += sampled_out;
       const std::size_t compared = containers.size() + sampled_out - skipped;
-      std::cout << printable(path, 300) << ": " << compared << " containers (native "
-                << outcomes[0] << ", jit " << outcomes[1] << ", no_binary " << outcomes[2]
-                << ", ptx_too_new " << outcomes[3] << ", jit_disabled " << outcomes[4] << "), "
-                << differences << " differences"
-                << (skipped ? ", " + std::to_string(skipped) + " skipped (PTX over --max-jit-ptx, or past --jit-sample)" : "")
+      std::cout << printable(path, 300) << ": " << compared << " containers (native " << outcomes[0]
+                << ", jit " << outcomes[1] << ", no_binary " << outcomes[2] << ", ptx_too_new "
+                << outcomes[3] << ", jit_disabled " << outcomes[4] << "), " << differences
+                << " differences"
+                << (skipped ? ", " + std::to_string(skipped) +
+                                  " skipped (PTX over --max-jit-ptx, or past --jit-sample)"
+                            : "")
                 << std::endl;
       total.containers += compared;
       total.differences += differences;
@@ -266,14 +275,16 @@ int main(int argc, char** argv) {
     std::cout << "TOTAL: " << files.size() << " files (" << unreadable << " not CUDA binaries), "
               << total.containers << " containers loaded and compared (native "
               << total.by_outcome[0] << ", jit " << total.by_outcome[1] << ", no_binary "
-              << total.by_outcome[2] << ", ptx_too_new " << total.by_outcome[3]
-              << ", jit_disabled " << total.by_outcome[4] << "): " << total.differences
+              << total.by_outcome[2] << ", ptx_too_new " << total.by_outcome[3] << ", jit_disabled "
+              << total.by_outcome[4] << "): " << total.differences
               << " differences; PTX versions: " << total.ptx_version_mismatches << " of "
               << total.ptx_entries << " headers differ from the text; " << total.skipped
               << " skipped (large PTX, or sampled), " << total.members
               << " in archive members not loaded; slowest native load " << total.native_ms_max
-              << " ms, fastest JIT load " << (total.jit_ms_min < 1e9 ? total.jit_ms_min : 0) << " ms\n";
-    return total.differences == 0 && total.ptx_version_mismatches == 0 && total.containers > 0 ? 0 : 1;
+              << " ms, fastest JIT load " << (total.jit_ms_min < 1e9 ? total.jit_ms_min : 0)
+              << " ms\n";
+    return total.differences == 0 && total.ptx_version_mismatches == 0 && total.containers > 0 ? 0
+                                                                                               : 1;
   } catch (const std::exception& e) {
     std::cerr << "compat_vs_driver: " << printable(e.what(), 400) << '\n';
     return app::to_int(app::exit_status_for(e));

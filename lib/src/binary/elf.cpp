@@ -111,18 +111,20 @@ std::vector<ElfSymbol> ElfFile::symbols() const {
 }
 
 std::vector<std::string_view> ElfFile::needed_libraries() const {
-  constexpr std::uint32_t kDynamic = 6;   // SHT_DYNAMIC
-  constexpr std::uint64_t kNeeded = 1;    // DT_NEEDED
+  constexpr std::uint32_t kDynamic = 6;  // SHT_DYNAMIC
+  constexpr std::uint64_t kNeeded = 1;   // DT_NEEDED
   std::vector<std::string_view> needed;
   for (const ElfSection& s : sections_) {
     if (s.type != kDynamic || !s.has_contents()) continue;
-    if (s.link >= sections_.size()) reader_.fail(s.offset, "dynamic section's string table index out of range");
+    if (s.link >= sections_.size())
+      reader_.fail(s.offset, "dynamic section's string table index out of range");
     const ByteReader strings = section_reader(sections_[s.link]);
     const ByteReader table = section_reader(s);
     for (std::uint64_t p = 0; p + 16 <= table.size(); p += 16) {
       const std::uint64_t tag = table.u64(p, "dynamic tag");
       if (tag == 0) break;  // DT_NULL
-      if (tag == kNeeded) needed.push_back(strings.c_string(table.u64(p + 8, "DT_NEEDED"), "DT_NEEDED name"));
+      if (tag == kNeeded)
+        needed.push_back(strings.c_string(table.u64(p + 8, "DT_NEEDED"), "DT_NEEDED name"));
     }
     break;
   }

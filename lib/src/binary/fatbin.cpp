@@ -160,7 +160,7 @@ std::optional<FatbinContainer> container_at(const ByteReader& r, const std::uint
 // The same search 128 bytes at a time where the CPU has AVX2 (chosen at run time): `compat`
 // searches every data section of every library, and the search was a quarter of its time.
 __attribute__((target("avx2"))) std::uint64_t next_magic_avx2(const std::uint8_t* data,
-                                                               std::uint64_t p, std::uint64_t to) {
+                                                              std::uint64_t p, std::uint64_t to) {
   const __m256i magic = _mm256_set1_epi32(static_cast<int>(kFatbinMagic));
   for (; p < to && to - p >= 128; p += 128) {
     const auto* b = reinterpret_cast<const __m256i*>(data + p);
@@ -468,7 +468,8 @@ std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
 
 std::span<const std::uint8_t> Decompressor::prefix(const FatbinEntry& e, std::size_t size,
                                                    const std::string& source) {
-  if (e.compression == FatbinCompression::none) return e.payload.first(std::min(size, e.payload.size()));
+  if (e.compression == FatbinCompression::none)
+    return e.payload.first(std::min(size, e.payload.size()));
   const auto where = [&] {
     return source + ": " + e.arch.str() + " entry at offset " + hex(e.offset) + ": ";
   };

@@ -1,8 +1,8 @@
 #include "cudatool/binary/kernel_scan.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <atomic>
+#include <cctype>
 #include <cstdio>
 #include <deque>
 #include <memory>
@@ -369,10 +369,11 @@ class Scanner {
       // Nor the linker's and unwinder's own tables (relocations, symbols, strings, hashes,
       // notes, versions, unwind and debug information), which no toolchain fills with a
       // fatbin: libcublasLt.so.12's .rela.dyn and .eh_frame are 18 MB of them.
-      if (!fatbin && (s.type == 2 || s.type == 3 || s.type == 4 || s.type == 5 || s.type == 6 ||
-                      s.type == 7 || s.type == 9 || s.type == 11 || (s.type >= 0x6ffffff0 && s.type <= 0x6fffffff) ||
-                      name.starts_with(".eh_frame") || name == ".gcc_except_table" ||
-                      name.starts_with(".debug_")))
+      if (!fatbin &&
+          (s.type == 2 || s.type == 3 || s.type == 4 || s.type == 5 || s.type == 6 || s.type == 7 ||
+           s.type == 9 || s.type == 11 || (s.type >= 0x6ffffff0 && s.type <= 0x6fffffff) ||
+           name.starts_with(".eh_frame") || name == ".gcc_except_table" ||
+           name.starts_with(".debug_")))
         continue;
       scanned.push_back({&s, std::move(name), fatbin});
     }
@@ -590,11 +591,13 @@ std::vector<std::string> container_kernel_names(std::span<const std::uint8_t> by
   }
   // PTX: each `.entry NAME(` (kernels; `.func` are device functions).
   const std::string_view text(reinterpret_cast<const char*>(contents.data()), contents.size());
-  for (std::size_t p = text.find(".entry"); p != std::string_view::npos; p = text.find(".entry", p + 6)) {
+  for (std::size_t p = text.find(".entry"); p != std::string_view::npos;
+       p = text.find(".entry", p + 6)) {
     std::size_t b = p + 6;
     while (b < text.size() && (text[b] == ' ' || text[b] == '\t')) ++b;
     std::size_t e = b;
-    while (e < text.size() && (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_' || text[e] == '$'))
+    while (e < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[e])) || text[e] == '_' || text[e] == '$'))
       ++e;
     if (e > b && b > p + 6) names.push_back(demangle(std::string(text.substr(b, e - b))));
   }

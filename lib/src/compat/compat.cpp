@@ -2,9 +2,9 @@
 // thread (largest first), then each container judged for each target (load_rules.cpp) and
 // rolled up per file.
 #include <algorithm>
-#include <memory>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 
@@ -39,7 +39,8 @@ int runtime_major(const std::string& name) {
   const std::string prefix = "libcudart.so.";
   if (!name.starts_with(prefix)) return 0;
   int major = 0;
-  for (std::size_t i = prefix.size(); i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])); ++i)
+  for (std::size_t i = prefix.size();
+       i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])); ++i)
     major = major * 10 + (name[i] - '0');
   return major;
 }
@@ -51,7 +52,9 @@ std::vector<CompatTarget> compat_targets_named(const std::vector<std::string>& n
   std::vector<CompatTarget> targets;
   for (const std::string& name : names) {
     if (const auto arch = Arch::try_parse(name)) {
-      targets.push_back({arch->cc.str() == name ? arch->cc.sm() : Arch{Arch::Code::sass, arch->cc, Arch::Variant::none}.str(),
+      targets.push_back({arch->cc.str() == name
+                             ? arch->cc.sm()
+                             : Arch{Arch::Code::sass, arch->cc, Arch::Variant::none}.str(),
                          arch->cc, std::string(source)});
       continue;
     }
@@ -108,7 +111,9 @@ std::vector<CompatTarget> visible_gpu_targets(bool fresh, std::string_view fresh
       return t.name == name && t.cc == cc;
     });
     if (same != targets.end()) {
-      same->source = (same->source.starts_with("devices ") ? same->source : "devices " + same->source.substr(7)) + ", " + ordinal;
+      same->source = (same->source.starts_with("devices ") ? same->source
+                                                           : "devices " + same->source.substr(7)) +
+                     ", " + ordinal;
       continue;
     }
     targets.push_back({name, cc, "device " + ordinal});
@@ -130,8 +135,8 @@ bool is_not_cuda_binary(const std::string& error) {
   // Any file named like a library is opened in a walk: not ELF, fatbin or archive, empty,
   // or an ELF of another class or byte order (a 32-bit helper) is no CUDA binary; a
   // damaged one is reported.
-  for (const char* what : {"not a CUDA binary", "empty file", "not a 64-bit ELF file",
-                           "not a little-endian ELF file"})
+  for (const char* what :
+       {"not a CUDA binary", "empty file", "not a 64-bit ELF file", "not a little-endian ELF file"})
     if (error.find(what) != std::string::npos) return true;
   return false;
 }
@@ -304,9 +309,9 @@ Judged judge(const Input& in, const CompatRequest& request, unsigned inner) {
         v.gap = CompatGap::runtime_too_new;
         if (v.failed == 0) v.failed = 1;
       }
-    v.verdict = v.failed > 0     ? CompatVerdict::cannot_run
-                : v.jit > 0      ? CompatVerdict::jit
-                : runs_here      ? CompatVerdict::native
+    v.verdict = v.failed > 0                        ? CompatVerdict::cannot_run
+                : v.jit > 0                         ? CompatVerdict::jit
+                : runs_here                         ? CompatVerdict::native
                 : containers.empty() || v.empty > 0 ? CompatVerdict::no_cuda_code
                                                     : CompatVerdict::native;
   }
@@ -356,7 +361,8 @@ CompatReport check_compat(const CompatRequest& request) {
   // A file named by the user that is not readable as a CUDA binary is an error, as kernels
   // says it; one met in a walk is left out (no CUDA binary) or reported (damaged).
   for (std::size_t i = 0; i < inputs.files.size(); ++i)
-    if (inputs.files[i].named && !judged[i].file.error.empty()) throw UsageError(judged[i].file.error);
+    if (inputs.files[i].named && !judged[i].file.error.empty())
+      throw UsageError(judged[i].file.error);
   for (Judged& j : judged) {
     if (j.not_cuda_binary) continue;
     const std::size_t index = report.files.size();
@@ -371,7 +377,8 @@ CompatReport check_compat(const CompatRequest& request) {
   for (std::size_t p = 0; p < report.packages.size(); ++p) {
     CompatPackage& pkg = report.packages[p];
     for (const std::string& lib : inputs.runtime_files[p]) {
-      if (pkg.name.starts_with("nvidia_cuda_runtime") || pkg.name.starts_with("nvidia-cuda-runtime"))
+      if (pkg.name.starts_with("nvidia_cuda_runtime") ||
+          pkg.name.starts_with("nvidia-cuda-runtime"))
         pkg.cuda_runtime = pkg.version;
       else if (lib.size() > 13 && std::count(lib.begin(), lib.end(), '.') >= 4)
         pkg.cuda_runtime = lib.substr(13);

@@ -6,14 +6,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
-
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
@@ -78,7 +77,8 @@ class Expander {
     } else if (is_interpreter(p, st)) {
       const auto dirs = python_site_packages(p);
       if (dirs.empty())
-        throw UsageError(quote_input(p) + ": a Python interpreter without a site-packages directory");
+        throw UsageError(quote_input(p) +
+                         ": a Python interpreter without a site-packages directory");
       for (const std::string& d : dirs) walk(d);
     } else if (seen_files_.insert({st.st_dev, st.st_ino}).second) {
       inputs_.files.push_back({p, "", p, static_cast<std::uint64_t>(st.st_size), true, SIZE_MAX});
@@ -110,7 +110,9 @@ class Expander {
            !ec && it != end; it.increment(ec))
         found.push_back(*it);
       std::sort(found.begin(), found.end(),
-                [](const fs::directory_entry& a, const fs::directory_entry& b) { return a.path() < b.path(); });
+                [](const fs::directory_entry& a, const fs::directory_entry& b) {
+                  return a.path() < b.path();
+                });
       std::vector<fs::path> subdirs;
       for (const fs::directory_entry& entry : found) {
         const fs::path& path = entry.path();
@@ -141,8 +143,8 @@ class Expander {
         if (::stat(path.c_str(), &s) != 0 || !may_hold_cuda_code(name, (s.st_mode & 0111) != 0) ||
             !seen_files_.insert({s.st_dev, s.st_ino}).second)
           continue;
-        inputs_.files.push_back(
-            {path.string(), "", path.string(), static_cast<std::uint64_t>(s.st_size), false, SIZE_MAX});
+        inputs_.files.push_back({path.string(), "", path.string(),
+                                 static_cast<std::uint64_t>(s.st_size), false, SIZE_MAX});
       }
       for (auto it = subdirs.rbegin(); it != subdirs.rend(); ++it) stack.push_back(*it);
     }
@@ -259,8 +261,7 @@ std::vector<std::string> python_site_packages(const std::string& interpreter) {
   std::vector<std::string> dirs;
   const auto add = [&](const fs::path& p) {
     std::error_code ec;
-    if (fs::is_directory(p, ec) &&
-        std::find(dirs.begin(), dirs.end(), p.string()) == dirs.end())
+    if (fs::is_directory(p, ec) && std::find(dirs.begin(), dirs.end(), p.string()) == dirs.end())
       dirs.push_back(p.string());
   };
   // The version: from the interpreter's own name once links are resolved (python3.12).

@@ -47,7 +47,8 @@ std::optional<std::vector<long>> driver_numbers(std::string_view text) {
 std::string product_key(std::string_view name) {
   std::string key;
   for (char c : name)
-    if (c != ' ' && c != '-' && c != '_') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != ' ' && c != '-' && c != '_')
+      key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   for (const std::string_view prefix : {"nvidia", "geforce", "tesla"})
     if (key.starts_with(prefix)) key.erase(0, prefix.size());
   return key;
@@ -102,7 +103,8 @@ const CudaRelease* cuda_release_named(std::string_view version) {
   if (!numbers || numbers->size() != 2) return nullptr;
   const CudaRelease* found = nullptr;
   for (const CudaRelease& r : cuda_releases())
-    if (std::pair<long, long>(r.major, r.minor) <= std::pair((*numbers)[0], (*numbers)[1])) found = &r;
+    if (std::pair<long, long>(r.major, r.minor) <= std::pair((*numbers)[0], (*numbers)[1]))
+      found = &r;
   return found;
 }
 

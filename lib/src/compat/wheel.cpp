@@ -50,8 +50,9 @@ const ZipApi& zip_api() {
   static std::string failure;
   std::call_once(once, [] {
     try {
-      api.library = DynamicLibrary::open_first({"libzip.so.5", "libzip.so.4", "libzip.so"},
-                                               "libzip (to read wheels; Debian: libzip4 or libzip5)");
+      api.library =
+          DynamicLibrary::open_first({"libzip.so.5", "libzip.so.4", "libzip.so"},
+                                     "libzip (to read wheels; Debian: libzip4 or libzip5)");
     } catch (const std::exception& e) {
       failure = e.what();
       return;
@@ -122,8 +123,8 @@ std::vector<WheelMember> list_wheel(const std::string& wheel) {
     // The mode is in the high 16 bits of the external attributes of zips made on Unix.
     zip_uint8_t system = 0;
     zip_uint32_t attributes = 0;
-    if (api.external_attributes(zip.get(), static_cast<zip_uint64_t>(i), 0, &system,
-                                &attributes) == 0 &&
+    if (api.external_attributes(zip.get(), static_cast<zip_uint64_t>(i), 0, &system, &attributes) ==
+            0 &&
         system == ZIP_OPSYS_UNIX)
       m.executable = ((attributes >> 16) & 0111) != 0;
     members.push_back(std::move(m));

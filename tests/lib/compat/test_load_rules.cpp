@@ -16,8 +16,8 @@
 namespace cudatool {
 namespace {
 
-const std::vector<std::string> kTargets = {"5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0",
-                                           "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0",
+const std::vector<std::string> kTargets = {"5.0",  "5.2",  "5.3",  "6.0",  "6.1", "6.2", "7.0",
+                                           "7.2",  "7.5",  "8.0",  "8.6",  "8.7", "8.9", "9.0",
                                            "10.0", "10.3", "11.0", "12.0", "12.1"};
 
 ComputeCapability cc_of(const std::string& s) {
@@ -32,8 +32,8 @@ struct Case {
   std::set<std::string> native, jit, too_new, forced_jit, forced_too_new = {};
 };
 
-const std::set<std::string> kAtLeast80 = {"8.0", "8.6", "8.7", "8.9", "9.0", "10.0", "10.3",
-                                          "11.0", "12.0", "12.1"};
+const std::set<std::string> kAtLeast80 = {"8.0",  "8.6",  "8.7",  "8.9",  "9.0",
+                                          "10.0", "10.3", "11.0", "12.0", "12.1"};
 const std::set<std::string> kAtLeast90 = {"9.0", "10.0", "10.3", "11.0", "12.0", "12.1"};
 const std::set<std::string> kAtLeast100 = {"10.0", "10.3", "11.0", "12.0", "12.1"};
 
@@ -42,9 +42,17 @@ const std::map<std::string, Case>& cases() {
       {"sm_75", {{"7.5"}, {}, {}, {}}},
       {"sm_80", {{"8.0", "8.6", "8.7", "8.9"}, {}, {}, {}}},
       {"compute_80", {{}, kAtLeast80, {}, kAtLeast80}},
-      {"sm_86+compute_80", {{"8.6", "8.7", "8.9"}, {"8.0", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1"}, {}, kAtLeast80}},
+      {"sm_86+compute_80",
+       {{"8.6", "8.7", "8.9"},
+        {"8.0", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1"},
+        {},
+        kAtLeast80}},
       {"sm_80+compute_90", {{"8.0", "8.6", "8.7", "8.9"}, kAtLeast90, {}, kAtLeast90}},
-      {"sm_90+compute_80", {{"9.0"}, {"8.0", "8.6", "8.7", "8.9", "10.0", "10.3", "11.0", "12.0", "12.1"}, {}, kAtLeast80}},
+      {"sm_90+compute_80",
+       {{"9.0"},
+        {"8.0", "8.6", "8.7", "8.9", "10.0", "10.3", "11.0", "12.0", "12.1"},
+        {},
+        kAtLeast80}},
       {"sm_89", {{"8.9"}, {}, {}, {}}},
       {"sm_90", {{"9.0"}, {}, {}, {}}},
       {"sm_90a", {{"9.0"}, {}, {}, {}}},
@@ -61,7 +69,12 @@ const std::map<std::string, Case>& cases() {
       {"lto_80", {{}, {}, {}, {}}},
       {"lto_90+sm_90", {{"9.0"}, {}, {}, {}}},
       {"compute_80_isa99", {{}, {}, kAtLeast80, {}, kAtLeast80}},
-      {"sm_80+compute_80_isa99", {{"8.0", "8.6", "8.7", "8.9"}, {}, {"9.0", "10.0", "10.3", "11.0", "12.0", "12.1"}, {}, kAtLeast80}},
+      {"sm_80+compute_80_isa99",
+       {{"8.0", "8.6", "8.7", "8.9"},
+        {},
+        {"9.0", "10.0", "10.3", "11.0", "12.0", "12.1"},
+        {},
+        kAtLeast80}},
       // Relocatable SASS (-dc) is not loadable as it is: the driver needs a device link.
       {"sm_90_relocatable", {{}, {}, {}, {}}},
   };
@@ -117,7 +130,7 @@ TEST_F(LoadRules, EveryCaseOnEveryTargetUnderEveryPolicy) {
                                  : expect.jit.count(t)     ? "jit"
                                  : expect.too_new.count(t) ? "ptx_too_new"
                                                            : "no_binary";
-      const std::string forced = expect.forced_jit.count(t)     ? "jit"
+      const std::string forced = expect.forced_jit.count(t)       ? "jit"
                                  : expect.forced_too_new.count(t) ? "ptx_too_new"
                                                                   : "no_binary";
       // JIT disabled comes before the PTX's version (as the driver answers).
@@ -130,9 +143,8 @@ TEST_F(LoadRules, EveryCaseOnEveryTargetUnderEveryPolicy) {
       EXPECT_EQ(outcome(decide_container(entries, cc, driver, JitPolicy::force_ptx_jit).outcome),
                 forced)
           << name << " on " << t << " under CUDA_FORCE_PTX_JIT";
-      EXPECT_EQ(
-          outcome(decide_container(entries, cc, driver, JitPolicy::disable_ptx_jit).outcome),
-          disabled)
+      EXPECT_EQ(outcome(decide_container(entries, cc, driver, JitPolicy::disable_ptx_jit).outcome),
+                disabled)
           << name << " on " << t << " under CUDA_DISABLE_PTX_JIT";
       checked += 3;
     }
@@ -162,7 +174,8 @@ TEST_F(LoadRules, TheChosenImageIsTheBestThatApplies) {
 TEST_F(LoadRules, PtxHeadersAreReadWithoutTheRest) {
   // The version from the entry header alone; the text where asked, which agrees.
   const ScanResult plain = scan("sm_80+compute_80_isa99");
-  const ScannedImage& header = plain.images[0].kind == ImageKind::ptx ? plain.images[0] : plain.images[1];
+  const ScannedImage& header =
+      plain.images[0].kind == ImageKind::ptx ? plain.images[0] : plain.images[1];
   ASSERT_TRUE(header.ptx_version);
   EXPECT_EQ(*header.ptx_version, (PtxVersion{9, 9}));
   EXPECT_FALSE(header.ptx_text_version);
@@ -172,7 +185,8 @@ TEST_F(LoadRules, PtxHeadersAreReadWithoutTheRest) {
   const ScanResult found =
       scan_binaries({(matrix() / "sm_80+compute_80_isa99.fatbin").string()}, options);
   ASSERT_EQ(found.images.size(), 2u);
-  const ScannedImage& ptx = found.images[0].kind == ImageKind::ptx ? found.images[0] : found.images[1];
+  const ScannedImage& ptx =
+      found.images[0].kind == ImageKind::ptx ? found.images[0] : found.images[1];
   ASSERT_TRUE(ptx.ptx_text_version);
   EXPECT_EQ(*ptx.ptx_text_version, (PtxVersion{9, 9}));
   ASSERT_TRUE(ptx.ptx_target);
@@ -194,7 +208,8 @@ TEST_F(LoadRules, RelocatableCubinsAreMarked) {
   const ScanResult found = scan("sm_90_relocatable");
   ASSERT_EQ(found.images.size(), 1u);
   EXPECT_TRUE(found.images[0].relocatable);
-  const auto d = decide_container({&found.images[0]}, {9, 0}, compat_driver_newest(), JitPolicy::normal);
+  const auto d =
+      decide_container({&found.images[0]}, {9, 0}, compat_driver_newest(), JitPolicy::normal);
   EXPECT_EQ(d.outcome, LoadOutcome::no_binary);
   EXPECT_TRUE(d.holds_code_for_target);
 }

@@ -93,9 +93,9 @@ struct ScannedImage {
   ImageKind kind{ImageKind::unknown};  // elf (a CUBIN), ptx, lto_ir, unknown
   // sm_90a, compute_90 (PTX and LTO-IR: the virtual architecture); nullopt for an unknown kind
   std::optional<Arch> arch;
-  FatbinCompression compression{};     // none, lz4, zstd
-  std::uint64_t stored_size = 0;       // bytes in the file
-  std::uint64_t size = 0;              // decompressed
+  FatbinCompression compression{};  // none, lz4, zstd
+  std::uint64_t stored_size = 0;    // bytes in the file
+  std::uint64_t size = 0;           // decompressed
   // What the entry takes in the file: its header and its payload area (padding included);
   // a bare CUBIN's whole size. A container's 16-byte header is nobody's.
   std::uint64_t file_bytes = 0;

@@ -60,7 +60,7 @@ const GpuProduct* find_gpu_product(std::string_view name);
 
 // A GPU the code is judged for.
 struct CompatTarget {
-  std::string name;    // "NVIDIA H200", "H100", "sm_90"
+  std::string name;  // "NVIDIA H200", "H100", "sm_90"
   ComputeCapability cc;
   std::string source;  // "device 0", "--arch", "product table"
 };
@@ -128,11 +128,11 @@ ContainerDecision decide_container(const std::vector<const ScannedImage*>& entri
 
 // One fatbin container (or a bare CUBIN or fatbin file).
 struct CompatContainer {
-  std::size_t file = 0;        // into CompatReport::files
-  std::string member;          // archive member, "" otherwise
-  std::string section;         // ".nv_fatbin", "__nv_relfatbin", ".data", ...; "" for a bare file
-  std::uint64_t offset = 0;    // of the container in the file (or member)
-  bool registered = false;     // in .nv_fatbin: registered by the CUDA runtime at start
+  std::size_t file = 0;      // into CompatReport::files
+  std::string member;        // archive member, "" otherwise
+  std::string section;       // ".nv_fatbin", "__nv_relfatbin", ".data", ...; "" for a bare file
+  std::uint64_t offset = 0;  // of the container in the file (or member)
+  bool registered = false;   // in .nv_fatbin: registered by the CUDA runtime at start
   std::vector<ScannedImage> entries;
   std::vector<ContainerDecision> decisions;  // per target
 };
@@ -148,42 +148,42 @@ enum class CompatVerdict {
 // Why a file cannot run, where it cannot.
 enum class CompatGap {
   none,
-  predates,           // only code for older GPUs (SASS of an older major, no PTX that applies)
-  other_gpus_only,    // only code for other GPUs (newer, or architecture-specific elsewhere)
-  ptx_too_new,        // PTX that applies needs a newer driver
-  jit_disabled,       // only PTX applies, and JIT is disabled
-  not_loadable,       // only LTO-IR or relocatable code
-  runtime_too_new,    // links a CUDA runtime of a newer major than the driver supports
+  predates,         // only code for older GPUs (SASS of an older major, no PTX that applies)
+  other_gpus_only,  // only code for other GPUs (newer, or architecture-specific elsewhere)
+  ptx_too_new,      // PTX that applies needs a newer driver
+  jit_disabled,     // only PTX applies, and JIT is disabled
+  not_loadable,     // only LTO-IR or relocatable code
+  runtime_too_new,  // links a CUDA runtime of a newer major than the driver supports
 };
 
 struct CompatFileTarget {
   CompatVerdict verdict = CompatVerdict::no_cuda_code;
   CompatGap gap = CompatGap::none;
-  std::size_t native = 0, jit = 0;  // containers that run, by how
-  std::size_t other_gpus = 0;       // containers that hold only code for other GPUs, beside
-                                    // ones that run here: a specialisation, not a fault
-  std::size_t failed = 0;           // containers that cannot run and count against the file
-  std::size_t unloadable = 0;       // containers of LTO-IR alone (or damaged entries): loaded
-                                    // by no driver as they are, only through the program's
-                                    // own JIT link (cuFFT's LTO callbacks); said, not failed
-  std::size_t empty = 0;            // containers that cannot run but hold no kernel
-  std::uint64_t jit_ptx_bytes = 0;  // PTX to compile (decompressed), over the jit containers
+  std::size_t native = 0, jit = 0;       // containers that run, by how
+  std::size_t other_gpus = 0;            // containers that hold only code for other GPUs, beside
+                                         // ones that run here: a specialisation, not a fault
+  std::size_t failed = 0;                // containers that cannot run and count against the file
+  std::size_t unloadable = 0;            // containers of LTO-IR alone (or damaged entries): loaded
+                                         // by no driver as they are, only through the program's
+                                         // own JIT link (cuFFT's LTO callbacks); said, not failed
+  std::size_t empty = 0;                 // containers that cannot run but hold no kernel
+  std::uint64_t jit_ptx_bytes = 0;       // PTX to compile (decompressed), over the jit containers
   std::optional<PtxVersion> ptx_needed;  // ptx_too_new: the oldest ISA among the refused PTX
   std::vector<std::string> kernels;      // the kernels that cannot run (demangled)
 };
 
 struct CompatFile {
-  std::string path;        // as reached (a wheel's member: "wheel.whl!torch/lib/x.so")
+  std::string path;                // as reached (a wheel's member: "wheel.whl!torch/lib/x.so")
   std::size_t package = SIZE_MAX;  // into CompatReport::packages, SIZE_MAX for none
   std::uint64_t size = 0;
   bool has_cuda_code = false;
-  std::string note;        // why not
-  std::string error;       // "" or why the file could not be read (it is then not judged)
+  std::string note;   // why not
+  std::string error;  // "" or why the file could not be read (it is then not judged)
   std::size_t unreadable_entries = 0;
   std::vector<std::string> cuda_runtimes;  // DT_NEEDED libcudart.so.N
   std::vector<Arch> sass, ptx, lto_ir;     // what it holds, sorted, each once
   std::size_t containers = 0;
-  std::vector<CompatFileTarget> targets;   // per target
+  std::vector<CompatFileTarget> targets;  // per target
 };
 
 struct CompatPackage {
@@ -199,7 +199,7 @@ struct CompatReport {
   std::vector<CompatFile> files;  // in the order reached
   std::vector<CompatPackage> packages;
   std::vector<CompatContainer> containers;  // every container, by file (CompatRequest::containers)
-  std::size_t files_examined = 0;   // candidate files opened (the walk's), CUDA code or not
+  std::size_t files_examined = 0;           // candidate files opened (the walk's), CUDA code or not
 };
 
 struct CompatRequest {
