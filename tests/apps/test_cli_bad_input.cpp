@@ -849,11 +849,17 @@ TEST(OutputErrors, ClosedStdoutIsAFailureWithOneLine) {
 }
 
 TEST(OutputErrors, AFailedCommandKeepsItsOwnStatusAndLine) {
+  // Its own status and its own line first; then that its JSON error document was lost too
+  // (issue 39, 12: lost output is said whatever the status).
   ProcessOptions options = without_driver();
   options.stdout_path = "/dev/full";
   const auto r = run_cudatool({"devices", "--json"}, options);
   EXPECT_EQ(r.exit_code, 3) << r.err;
-  EXPECT_EQ(count_lines(r.err), 1) << r.err;
+  EXPECT_EQ(count_lines(r.err), 2) << r.err;
+  EXPECT_EQ(r.err.rfind("cudatool: CUDA driver not found", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("\ncudatool: cannot write standard output: No space left on device\n"),
+            std::string::npos)
+      << r.err;
 }
 
 // Signed overflow (issue 13, 9): the grid of one wave is counted in 64 bits.

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -314,7 +315,7 @@ TEST_F(CliCompile, ASettingOfACacheThatIsOffIsNotRead) {
 // for the shell.
 TEST_F(CliCompile, ASignalWhileNvrtcsFrontEndRunsEndsTheRunAsTheSignalDoes) {
   std::string text;
-  for (int i = 0; i < 40000; ++i)
+  for (int i = 0; i < 160000; ++i)
     text += "template <int N> __device__ int f" + std::to_string(i) + "(int x) { return x * N + " +
             std::to_string(i) + "; }\n";
   text += "__global__ void slow_front_end(int* p) { p[0] = f1<3>(p[1]); }\n";
@@ -334,9 +335,17 @@ TEST_F(CliCompile, ASignalWhileNvrtcsFrontEndRunsEndsTheRunAsTheSignalDoes) {
               "--compiler", "nvrtc", "--no-cache", static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    // The front end takes seconds on this file (6 s on 2 CPUs); NVRTC has its handlers in
-    // place from its first tenth of a second.
-    ::usleep(1500000);
+    // The front end takes seconds on this file (4 s on 2 idle CPUs); NVRTC has its handlers
+    // in place from its first tenth of a second. The signal goes once libnvrtc is mapped in
+    // the child and 300 ms more have passed (a fixed delay raced an idle machine's compile).
+    const std::string maps = "/proc/" + std::to_string(pid) + "/maps";
+    for (int waited = 0; waited < 1000; ++waited) {
+      std::ifstream in(maps);
+      const std::string text((std::istreambuf_iterator<char>(in)), {});
+      if (text.find("libnvrtc") != std::string::npos) break;
+      ::usleep(10000);
+    }
+    ::usleep(300000);
     ::kill(pid, sig);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
