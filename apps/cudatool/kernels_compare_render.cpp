@@ -76,7 +76,10 @@ std::string differences(const KernelChange& c) {
 
 std::string signed_bytes(std::uint64_t before, std::uint64_t after) {
   const double change = static_cast<double>(after) - static_cast<double>(before);
-  std::string text = (change >= 0 ? "+" : "") + number_text(change) + " B";
+  // Appended, not "literal" + temporary: GCC 12 -O3 warns (-Wrestrict) on that form.
+  std::string text = change >= 0 ? "+" : "";
+  text += number_text(change);
+  text += " B";
   if (before > 0) {
     char pct[32];
     std::snprintf(pct, sizeof pct, " (%+.1f%%)", change / static_cast<double>(before) * 100);
@@ -193,10 +196,10 @@ void print_markdown(const KernelComparison& c, const ComparisonInputs& in) {
       std::string status = k.kind == KernelChange::Kind::added     ? "added"
                            : k.kind == KernelChange::Kind::removed ? "removed"
                                                                    : "changed";
-      if (!k.regressions.empty()) status = "❌ " + status;
+      if (!k.regressions.empty()) status = std::string("❌ ").append(status);
       out += "| " + status + " | " + markdown_code(k.demangled) + " | " + k.arch.str() + " |";
       for (std::size_t i = 0; i < kKernelMetricCount; ++i)
-        out += " " + markdown_cell(k, KernelMetric(i)) + " |";
+        out.append(" ").append(markdown_cell(k, KernelMetric(i))).append(" |");
       out += '\n';
     }
     if (rows < c.changes.size())

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -244,15 +245,15 @@ int main(int argc, char** argv) {
         ++differences;
         std::lock_guard print(lines_mutex);
         if (printed++ < 200) {
-          std::string entries;
-          for (const ScannedImage& e : c.entries)
-            entries += (entries.empty() ? "" : ",") + (e.arch ? e.arch->str() : std::string("?")) +
-                       (e.ptx_version ? "@" + std::to_string(e.ptx_version->major) + "." +
-                                            std::to_string(e.ptx_version->minor)
-                                      : "") +
-                       (e.relocatable ? "(rel)" : "");
+          std::ostringstream entries;
+          for (const ScannedImage& e : c.entries) {
+            if (&e != &c.entries.front()) entries << ',';
+            entries << (e.arch ? e.arch->str() : std::string("?"));
+            if (e.ptx_version) entries << '@' << e.ptx_version->major << '.' << e.ptx_version->minor;
+            if (e.relocatable) entries << "(rel)";
+          }
           std::cout << "DIFFERENCE " << printable(path, 200) << " " << c.section << "@" << c.offset
-                    << " [" << entries << "]: " << problem << "\n";
+                    << " [" << entries.str() << "]: " << problem << "\n";
         }
       });
       skipped += sampled_out;
