@@ -208,7 +208,10 @@ TEST_F(CliCompat, WheelsAreReadInMemory) {
                    wheel.string(), matrix("sm_80").string(), matrix("compute_80").string()});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   const ProcessResult r = compat({"--json", "--arch", "sm_90", wheel.string()});
-  if (r.exit_code == 3) GTEST_SKIP() << "no libzip on this machine: " << r.err;
+  // Where libzip is missing at run time (exit 3) or its zip.h was at build time (a build
+  // that reads no wheels, as on the GPU host's unpacked dependencies), there is nothing to test.
+  if (r.exit_code == 3 || r.err.find("reads no wheels") != std::string::npos)
+    GTEST_SKIP() << "no libzip: " << r.err;
   EXPECT_EQ(r.exit_code, 11) << r.err;
   const json j = json::parse(r.out);
   ASSERT_EQ(j["files"].size(), 2u);
