@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs cudatool's build and test dependencies from Debian's packages (clang-14 and
-# its runtime libraries for the libFuzzer harnesses, tools/fuzz.sh). The CUDA
+# its runtime libraries for the libFuzzer harnesses, tools/fuzz.sh; libzip's header, for
+# `compat` to read wheels: the library itself is opened at run time). The CUDA
 # toolkit (headers, cuda_occupancy.h, NVRTC) is expected at $CUDA_HOME or /usr/local/cuda.
 set -euo pipefail
 sudo=""
@@ -9,7 +10,7 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends \
   cmake ninja-build g++ make libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev \
-  libbenchmark-dev libssl-dev pkg-config python3-jsonschema python3-prometheus-client zsh fish tmux dpkg-dev clang-14 libclang-rt-14-dev libzstd-dev liblz4-dev libre2-dev \
+  libbenchmark-dev libssl-dev pkg-config python3-jsonschema python3-prometheus-client zsh fish tmux dpkg-dev clang-14 libclang-rt-14-dev libzstd-dev liblz4-dev libre2-dev libzip-dev \
   python3-dev python3-venv python3-pip python3-yaml munge slurmctld slurmd slurm-client >/dev/null
 cuda=${CUDA_HOME:-/usr/local/cuda}
 if [ ! -f "$cuda/include/cuda.h" ]; then
