@@ -153,21 +153,6 @@ void print_text(const KernelComparison& c, const ComparisonInputs& in) {
   command_out() << out;
 }
 
-// A table cell: printable, with '|' escaped and backquotes replaced (the name is in a code
-// span).
-std::string markdown_code(const std::string& text) {
-  std::string cell;
-  for (const char ch : printable(text, text.size())) {
-    if (ch == '|')
-      cell += "\\|";
-    else if (ch == '`')
-      cell += '\'';
-    else
-      cell += ch;
-  }
-  return "`" + cell + "`";
-}
-
 std::string markdown_cell(const KernelChange& k, KernelMetric m) {
   const auto one = [&](const std::optional<KernelMeasures>& side) {
     return side ? value_text(m, (*side)[m]) : std::string("-");

@@ -35,20 +35,6 @@ std::string printable_name(const std::string& text, bool cut) {
   return n;
 }
 
-// Markdown's table cell of a name: a code span, '|' escaped, backquotes replaced.
-std::string md_code(const std::string& text) {
-  std::string cell;
-  for (const char ch : printable(text, text.size())) {
-    if (ch == '|')
-      cell += "\\|";
-    else if (ch == '`')
-      cell += '\'';
-    else
-      cell += ch;
-  }
-  return "`" + cell + "`";
-}
-
 void print_text(const SizeReport& report, const ScanResult& scan, bool wide, bool markdown) {
   const bool cut = !markdown && !wide && isatty(STDOUT_FILENO);
   std::string out;
@@ -70,7 +56,8 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
   };
   for (const FileSizes& f : report.files) {
     const ScannedFile& file = scan.files[f.file];
-    const std::string path = markdown ? md_code(file.path) : printable(file.path, file.path.size());
+    const std::string path =
+        markdown ? markdown_code(file.path) : printable(file.path, file.path.size());
     out += (markdown ? "### " : "") + path + ": " + format_bytes(f.size) + " (" +
            std::to_string(f.size) + " B)";
     if (!file.fatbin_sections.empty())
@@ -107,8 +94,8 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
   for (const std::size_t i : report.largest_kernels) {
     const ScannedKernel& k = scan.kernels[i];
     const std::string arch = arch_text(scan.images[k.image].arch);
-    const std::string name =
-        markdown ? md_code(k.resources.demangled) : printable_name(k.resources.demangled, cut);
+    const std::string name = markdown ? markdown_code(k.resources.demangled)
+                                      : printable_name(k.resources.demangled, cut);
     if (markdown)
       row({format_bytes(k.resources.code_size_bytes), arch, name}, {});
     else
@@ -121,7 +108,7 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
     rule(3);
   }
   for (const TemplateFamily& t : report.families) {
-    const std::string name = markdown ? md_code(t.name) : printable_name(t.name, cut);
+    const std::string name = markdown ? markdown_code(t.name) : printable_name(t.name, cut);
     if (markdown)
       row({format_bytes(t.code_bytes), std::to_string(t.kernels), name}, {});
     else
@@ -146,7 +133,7 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
       const std::string& demangled = scan.kernels[d.kernel].resources.demangled;
       if (markdown)
         row({format_bytes(d.extra_code_bytes), std::to_string(d.copies), d.arch.str(),
-             md_code(demangled)},
+             markdown_code(demangled)},
             {});
       else
         out += right(format_bytes(d.extra_code_bytes), 12) + right(std::to_string(d.copies), 7) +

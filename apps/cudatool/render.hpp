@@ -75,6 +75,21 @@ inline std::string one_line(std::string text) {
   return printable(text, kMaxMessageLine);
 }
 
+// A Markdown table cell of a name (kernels --baseline and --sizes --markdown): a code span,
+// printable, '|' escaped and backquotes replaced.
+inline std::string markdown_code(const std::string& text) {
+  std::string cell;
+  for (const char ch : printable(text, text.size())) {
+    if (ch == '|')
+      cell += "\\|";
+    else if (ch == '`')
+      cell += '\'';
+    else
+      cell += ch;
+  }
+  return "`" + cell + "`";
+}
+
 // An image's architecture as every output spells it ("sm_90a", "compute_90"); "" for none
 // (an entry of unknown kind: null in JSON).
 inline std::string arch_text(const std::optional<Arch>& arch) {

@@ -249,7 +249,8 @@ int main(int argc, char** argv) {
           for (const ScannedImage& e : c.entries) {
             if (&e != &c.entries.front()) entries << ',';
             entries << (e.arch ? e.arch->str() : std::string("?"));
-            if (e.ptx_version) entries << '@' << e.ptx_version->major << '.' << e.ptx_version->minor;
+            if (e.ptx_version)
+              entries << '@' << e.ptx_version->major << '.' << e.ptx_version->minor;
             if (e.relocatable) entries << "(rel)";
           }
           std::cout << "DIFFERENCE " << printable(path, 200) << " " << c.section << "@" << c.offset
