@@ -10,7 +10,9 @@
 #  3. Speed, on 2 CPUs (taskset) with a warm page cache: `cudatool compat` over every shared
 #     library of the Python environment against `cuobjdump --list-elf --list-ptx` file by
 #     file (bench/compat.sh does the timing).
-# MODES="force" runs only those of the three modes (default: all). Logs go to $OUT (compat_vs_driver.*.log, compat.txt, compat.json, bench.txt).
+# MODES="force" runs only those of the three modes (default: all); MODE_SECONDS limits each
+# (default 90); JIT_SAMPLE loads at most that many JIT containers a file, MAX_JIT_PTX skips
+# larger PTX (CUDA_FORCE_PTX_JIT makes every container with PTX a JIT load). Logs go to $OUT (compat_vs_driver.*.log, compat.txt, compat.json, bench.txt).
 set -uo pipefail
 build=${1:-/tmp/gpu-build}
 extra=${2:-}
@@ -57,13 +59,15 @@ for mode in ${MODES:-normal force disable}; do
   [ $mode = disable ] && env+=(CUDA_DISABLE_PTX_JIT=1)
   log=$out/compat_vs_driver.$mode.log
   echo "== $mode: ${env[*]}"
-  env "${env[@]}" timeout "${MODE_SECONDS:-90}" "$tool" --max-jit-ptx "${MAX_JIT_PTX:-2000000}" "${matrix[@]}" "${unique[@]}" > "$log" 2>&1
+  env "${env[@]}" timeout "${MODE_SECONDS:-90}" "$tool" --max-jit-ptx "${MAX_JIT_PTX:-2000000}" \
+    --jit-sample "${JIT_SAMPLE:-1000000000}" "${matrix[@]}" "${unique[@]}" > "$log" 2>&1
   r=$?
   grep -E "^DIFFERENCE" "$log" | head -15
   grep -E "matrix/" "$log" | sed 's|.*/matrix/||' | head -40 | tr '\n' ';' | head -c 3000; echo
   grep -E "^TOTAL|^device" "$log"
   [ $r -ne 0 ] && rc=1
 done
+[ "${SKIP_BENCH:-0}" = 1 ] && exit $rc  # the comparison alone
 echo "== compat on the Python environment"
 "$ct" compat --python > "$out/compat.txt" 2>&1; echo "exit $?"
 grep -v "^native" "$out/compat.txt" | head -30

@@ -1,6 +1,8 @@
 #include "compat/compat_inputs.hpp"
 #include "compat/wheel.hpp"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -95,58 +97,67 @@ class Expander {
   // symbolic link to a directory already walked (or to one of its parents) is not followed
   // again.
   void walk(const std::string& root) {
-    std::vector<fs::path> stack{fs::path(root)};
+    std::vector<std::string> stack{root};
     while (!stack.empty()) {
-      const fs::path dir = std::move(stack.back());
+      const std::string dir = std::move(stack.back());
       stack.pop_back();
-      struct stat st {};
-      if (::stat(dir.c_str(), &st) != 0 || !seen_dirs_.insert({st.st_dev, st.st_ino}).second)
+      // POSIX calls on names relative to the open directory, not std::filesystem: a Python
+      // environment has tens of thousands of files, and path objects cost more than the scan.
+      const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0) continue;
+      DIR* stream = ::fdopendir(fd);
+      if (stream == nullptr) {
+        ::close(fd);
         continue;
-      // The directory's entries by the type readdir gives (no stat for most: a Python
-      // environment has tens of thousands of files); links and unknown types are stat'ed.
-      std::vector<fs::directory_entry> found;
-      std::error_code ec;
-      for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-           !ec && it != end; it.increment(ec))
-        found.push_back(*it);
+      }
+      struct stat st {};
+      if (::fstat(fd, &st) != 0 || !seen_dirs_.insert({st.st_dev, st.st_ino}).second) {
+        ::closedir(stream);
+        continue;
+      }
+      struct Entry {
+        std::string name;
+        unsigned char type;
+      };
+      std::vector<Entry> found;
+      while (const dirent* d = ::readdir(stream)) {
+        const std::string_view name = d->d_name;
+        if (name == "." || name == "..") continue;
+        found.push_back({std::string(name), d->d_type});
+      }
       std::sort(found.begin(), found.end(),
-                [](const fs::directory_entry& a, const fs::directory_entry& b) {
-                  return a.path() < b.path();
-                });
-      std::vector<fs::path> subdirs;
-      for (const fs::directory_entry& entry : found) {
-        const fs::path& path = entry.path();
-        const std::string name = path.filename().string();
-        // The cached type (readdir's d_type) where it is one; links are followed.
-        std::error_code type_ec;
-        const bool symlink = entry.is_symlink(type_ec);
-        bool directory = false, regular = false;
-        if (!symlink && !type_ec) {
-          directory = entry.is_directory(type_ec);
-          regular = entry.is_regular_file(type_ec);
-        }
-        if (symlink || type_ec) {
+                [](const Entry& a, const Entry& b) { return a.name < b.name; });
+      const std::string prefix = dir.ends_with('/') ? dir : dir + '/';
+      std::vector<std::string> subdirs;
+      for (const Entry& entry : found) {
+        const std::string& name = entry.name;
+        // The type readdir gives where it is one (no stat for most); links are followed.
+        bool directory = entry.type == DT_DIR, regular = entry.type == DT_REG;
+        if (entry.type == DT_LNK || entry.type == DT_UNKNOWN) {
           struct stat s {};
-          if (::stat(path.c_str(), &s) != 0) continue;  // a dangling link
+          if (::fstatat(fd, name.c_str(), &s, 0) != 0) continue;  // a dangling link
           directory = S_ISDIR(s.st_mode);
           regular = S_ISREG(s.st_mode);
         }
         if (directory) {
-          if (ends_with(name, ".dist-info")) dist_infos_.push_back(path);
-          subdirs.push_back(path);
+          if (ends_with(name, ".dist-info")) dist_infos_.push_back(prefix + name);
+          subdirs.push_back(prefix + name);
           continue;
         }
         // A name that no CUDA binary has (source, text, data) is never opened; an executable
         // without such an extension needs its mode.
         if (!regular || !may_hold_cuda_code(name, true)) continue;
         struct stat s {};
-        if (::stat(path.c_str(), &s) != 0 || !may_hold_cuda_code(name, (s.st_mode & 0111) != 0) ||
+        if (::fstatat(fd, name.c_str(), &s, 0) != 0 ||
+            !may_hold_cuda_code(name, (s.st_mode & 0111) != 0) ||
             !seen_files_.insert({s.st_dev, s.st_ino}).second)
           continue;
-        inputs_.files.push_back({path.string(), "", path.string(),
-                                 static_cast<std::uint64_t>(s.st_size), false, SIZE_MAX});
+        const std::string path = prefix + name;
+        inputs_.files.push_back(
+            {path, "", path, static_cast<std::uint64_t>(s.st_size), false, SIZE_MAX});
       }
-      for (auto it = subdirs.rbegin(); it != subdirs.rend(); ++it) stack.push_back(*it);
+      ::closedir(stream);
+      for (auto it = subdirs.rbegin(); it != subdirs.rend(); ++it) stack.push_back(std::move(*it));
     }
   }
 
@@ -177,10 +188,12 @@ class Expander {
       inputs_.runtime_files.emplace_back();
       const fs::path base = info.parent_path();
       for (const std::string& rel : record_paths(read_small_file(info / "RECORD"))) {
-        const fs::path path = (base / rel).lexically_normal();
-        owner.emplace(path.string(), package);
-        const std::string file = path.filename().string();
-        if (file.starts_with("libcudart.so")) inputs_.runtime_files[package].push_back(file);
+        // Only rows that may name a walked file (most are sources and text) are resolved.
+        const std::string_view file = std::string_view(rel).substr(rel.rfind('/') + 1);
+        if (file.starts_with("libcudart.so"))
+          inputs_.runtime_files[package].push_back(std::string(file));
+        if (!may_hold_cuda_code(std::string(file), true)) continue;
+        owner.emplace((base / rel).lexically_normal().string(), package);
       }
     }
     // By the path walked, else by the file it names (a link reached first).
