@@ -3,7 +3,7 @@
 # tools/gpu-ecosystem.sh BUILD_DIR): the driver's version beside the CUDA version (compare
 # with nvidia-smi's), from /proc and from NVML, the real --json documents of a GPU machine
 # validated against share/schemas (devices with NVML's memory, attrs, compile --load), and
-# the README examples' text to refresh.
+# the examples' text to refresh (README.md, docs/examples.md).
 set -uo pipefail
 build=${1:-/tmp/gpu-build}
 source_dir=$(cd "$(dirname "$0")/.." && pwd)

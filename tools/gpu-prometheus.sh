@@ -3,7 +3,7 @@
 # tools/gpu-prometheus.sh BUILD_DIR): cudatool's Prometheus labels and JSON keys next to
 # nvidia-smi's own answers, so that a join with dcgm-exporter's series can be seen to hold:
 # gpu = nvidia-smi's index, UUID = its uuid, pci_bus_id = its pci.bus_id (the same text),
-# modelName = its name, driver_version = its driver_version. Then README's textfile recipe
+# modelName = its name, driver_version = its driver_version. Then docs/fleet.md's textfile recipe
 # as written, on this machine, read by Prometheus' text parser where it is installed.
 set -uo pipefail
 build=${1:-/tmp/gpu-build}
@@ -60,9 +60,9 @@ sys.exit(1 if problems else 0)
 PY
 echo "[comparison: exit $?]"
 
-# README's recipe as written (its directory replaced), on this GPU; then the parser.
+# docs/fleet.md's recipe as written (its directory replaced), on this GPU; then the parser.
 awk '/^```sh$/{b=1;f=1;t="";next} b&&/^```$/{if(k){printf "%s",t;exit}b=0;next}
-     b{if(f&&$0~/^# node_exporter textfile collector/)k=1;f=0;t=t $0 "\n"}' "$source_dir/README.md" |
+     b{if(f&&$0~/^# node_exporter textfile collector/)k=1;f=0;t=t $0 "\n"}' "$source_dir/docs/fleet.md" |
   sed "s|/var/lib/node_exporter/textfile|$work|g" > "$work/recipe.sh"
 mkdir -p "$work/bin" && ln -s "$(cd "$(dirname "$ct")" && pwd)/cudatool" "$work/bin/cudatool"
 PATH="$work/bin:$PATH" sh "$work/recipe.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# README's node_exporter textfile recipe, run as written (extracted from README.md, so that
+# docs/fleet.md's node_exporter textfile recipe, run as written (extracted from it, so that
 # the two cannot drift; only its directory is replaced by a temporary one) with the real
 # cudatool on a failing node (the fake driver: exit 9), a node without a driver (exit 3)
 # and one without a device (exit 4), each time over a stale passing file; then each file is
@@ -18,14 +18,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 textfile_dir=/var/lib/node_exporter/textfile
 
-# The recipe: the ```sh block of README.md that starts with the textfile collector comment.
+# The recipe: the ```sh block of docs/fleet.md that starts with the textfile collector comment.
 awk '
   /^```sh$/ { block = 1; first = 1; text = ""; next }
   block && /^```$/ { if (take) { printf "%s", text; exit } block = 0; next }
   block { if (first && $0 ~ /^# node_exporter textfile collector/) take = 1; first = 0; text = text $0 "\n" }
-' "$source_dir/README.md" > "$work/recipe.sh"
+' "$source_dir/docs/fleet.md" > "$work/recipe.sh"
 if ! grep -q "$textfile_dir" "$work/recipe.sh"; then
-  echo "FAIL: no textfile recipe writing to $textfile_dir in README.md" >&2
+  echo "FAIL: no textfile recipe writing to $textfile_dir in docs/fleet.md" >&2
   exit 1
 fi
 mkdir -p "$work/textfile" "$work/bin"
@@ -131,4 +131,4 @@ if [ "$failures" -ne 0 ]; then
   echo "textfile recipe: $failures failures" >&2
   exit 1
 fi
-echo "textfile recipe: README's block run as written on 4 nodes, each file replaced and parsed"
+echo "textfile recipe: docs/fleet.md's block run as written on 4 nodes, each file replaced and parsed"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# README's Slurm recipes, run as written in a real one-node Slurm cluster (Debian's munge,
+# docs/fleet.md's Slurm recipes, run as written in a real one-node Slurm cluster (Debian's munge,
 # slurmctld and slurmd, started here on free local ports in a temporary directory):
 #   1. HealthCheckProgram=, with the fake driver and NVML making one GPU fail (lost to NVML):
 #      slurmd runs it, and the node is drained with cudatool's reason (scontrol show node);
@@ -8,7 +8,7 @@
 #      with cudatool's reason;
 #   4. node_exporter's textfile recipe on the drained node's failure: the file parses and
 #      keeps the failing node (tests/prometheus/textfile_recipe.sh checks the rest).
-# The recipes are extracted from README.md (they cannot drift); only their paths change
+# The recipes are extracted from docs/fleet.md (they cannot drift); only their paths change
 # (/run -> the temporary directory) and a PATH line is added where slurmd runs them, naming a
 # `cudatool` that runs the real binary with the fake libraries.
 #
@@ -56,20 +56,20 @@ logs() {
   done
 }
 
-# ---- the recipes, from README.md -------------------------------------------------------
+# ---- the recipes, from docs/fleet.md ---------------------------------------------------
 # extract FIRST_LINE_PATTERN: the ```sh block whose second line (after #!/bin/sh) matches.
 extract() {
   awk -v want="$1" '
     /^```sh$/ { block = 1; n = 0; text = ""; next }
     block && /^```$/ { if (take) { printf "%s", text; exit } block = 0; next }
     block { n++; if (n == 2 && $0 ~ want) take = 1; text = text $0 "\n" }
-  ' "$source_dir/README.md"
+  ' "$source_dir/docs/fleet.md"
 }
 mkdir -p "$work/bin" "$work/run" "$work/log" "$work/state" "$work/spool" "$work/textfile"
 for recipe in health:'^# Slurm HealthCheckProgram=' prolog:'^# Slurm Prolog='; do
   name=${recipe%%:*}
   extract "${recipe#*:}" > "$work/$name.readme"
-  [ -s "$work/$name.readme" ] || { echo "FAIL: no $name recipe in README.md" >&2; exit 1; }
+  [ -s "$work/$name.readme" ] || { echo "FAIL: no $name recipe in docs/fleet.md" >&2; exit 1; }
   # As written, but /run is ours and slurmd's PATH finds our cudatool (and scontrol).
   {
     head -n 1 "$work/$name.readme"
@@ -244,7 +244,7 @@ awk '
   /^```sh$/ { block = 1; first = 1; text = ""; next }
   block && /^```$/ { if (take) { printf "%s", text; exit } block = 0; next }
   block { if (first && $0 ~ /^# node_exporter textfile collector/) take = 1; first = 0; text = text $0 "\n" }
-' "$source_dir/README.md" | sed "s|/var/lib/node_exporter/textfile|$work/textfile|g" > "$work/textfile.sh"
+' "$source_dir/docs/fleet.md" | sed "s|/var/lib/node_exporter/textfile|$work/textfile|g" > "$work/textfile.sh"
 status=0
 PATH="$work/bin:$PATH" sh "$work/textfile.sh" > /dev/null 2>&1 || status=$?
 [ "$status" -eq 9 ] || fail "the textfile recipe exited $status on the failing node, expected 9"
@@ -273,4 +273,4 @@ if [ "$failures" -ne 0 ]; then
   echo "slurm recipes: $failures failures" >&2
   exit 1
 fi
-echo "slurm recipes: README's HealthCheckProgram drained and resumed, its Prolog drained, in a one-node Slurm"
+echo "slurm recipes: docs/fleet.md's HealthCheckProgram drained and resumed, its Prolog drained, in a one-node Slurm"
