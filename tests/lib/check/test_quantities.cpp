@@ -33,14 +33,17 @@ TEST(CheckQuantities, BaseUnits) {
 
 // A value always comes with its quantity, and a threshold with a comparison.
 TEST(CheckQuantities, ResultsWithAValueSayWhatItMeasures) {
-  std::vector<CheckResult> results = cudatool::testing::sample_report().devices[0].checks;
-  for (const auto& r : cudatool::testing::occupancy_sample_report().devices[0].checks)
-    results.push_back(r);
-  for (const auto& r : cudatool::testing::sample_report().node_checks) results.push_back(r);
+  const Report report = cudatool::testing::sample_report();
+  const Report occupied = cudatool::testing::occupancy_sample_report();
+  std::vector<CheckResult> results = report.devices[0].checks;
+  for (const auto& r : occupied.devices[0].checks) results.push_back(r);
+  for (const auto& r : report.node_checks) results.push_back(r);
   ASSERT_GT(results.size(), 8u);
   for (const auto& r : results) {
     EXPECT_EQ(r.value.has_value(), r.quantity != Quantity::none) << r.name;
-    if (r.threshold) EXPECT_NE(r.comparison, Comparison::none) << r.name;
+    if (r.threshold) {
+      EXPECT_NE(r.comparison, Comparison::none) << r.name;
+    }
   }
 }
 
