@@ -80,6 +80,35 @@ check::Options make_request(const CheckOptions& options) {
   return o;
 }
 
+// The devices of --device, resolved through the driver, each once.
+void add_devices(const std::vector<std::string>& specs, check::Options& o) {
+  for (const std::string& spec : specs) {
+    const Device d = select_device(spec, "--device");
+    bool seen = false;
+    for (const Device& e : o.devices) seen = seen || e == d;
+    if (!seen) o.devices.push_back(d);
+  }
+}
+
+// 9 when a check failed, or with --strict warned; else 0.
+ExitStatus check_exit_status(const check::Report& report, bool strict) {
+  const check::Verdict verdict = report.verdict();
+  if (verdict == check::Verdict::fail || (strict && verdict == check::Verdict::warn))
+    return ExitStatus::check_failed;
+  return ExitStatus::success;
+}
+
+void render(const std::string& format, const check::Report& report, const CheckRun& run) {
+  if (format == "json")
+    print_json(check_json(report, run.exit_code), kCheckSchemaVersion);
+  else if (format == "prometheus")
+    command_out() << check_prometheus(&report, run);
+  else if (format == "nfd")
+    command_out() << check_nfd(&report);
+  else
+    command_out() << check_text(report);
+}
+
 }  // namespace
 
 Command add_check(CLI::App& root, GlobalOptions& global) {
@@ -116,50 +145,40 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
                   "Fail when other processes hold more device memory than SIZE (\"2GiB\")");
   sub->add_flag("--strict", options->strict, "Exit 9 on a warning too");
 
-  return {
-      sub, [options, &global]() {
-        // --json is --format json; with another --format it is a contradiction.
-        if (global.json && options->format && *options->format != "json")
-          throw UsageError("--json and --format " + *options->format + " exclude each other");
-        const std::string format = global.json ? "json" : options->format.value_or("text");
-        if (format == "json") global.json = true;
-        check::Options o = make_request(*options);
-
-        // From here on, --format prometheus writes its whole document whatever happens
-        // (no driver, no device: cudatool_check_up 0), so that a textfile collector
-        // replaces the node's last file instead of keeping it; the error still exits as
-        // it would otherwise.
-        const double started = static_cast<double>(std::time(nullptr));
-        std::optional<check::Report> report;
-        ExitStatus status = ExitStatus::success;
-        try {
-          for (const std::string& spec : options->devices) {
-            const Device d = select_device(spec, "--device");
-            bool seen = false;
-            for (const Device& e : o.devices) seen = seen || e == d;
-            if (!seen) o.devices.push_back(d);
-          }
-          report = check::run_check(o);
-        } catch (const std::exception& e) {
-          if (format == "prometheus")
-            command_out() << check_prometheus(nullptr, {to_int(exit_status_for(e)), started});
-          else if (format == "nfd")
-            command_out() << check_nfd(nullptr);
-          throw;
-        }
-        const check::Verdict verdict = report->verdict();
-        if (verdict == check::Verdict::fail || (options->strict && verdict == check::Verdict::warn))
-          status = ExitStatus::check_failed;
-        if (format == "json")
-          print_json(check_json(*report, to_int(status)), kCheckSchemaVersion);
-        else if (format == "prometheus")
-          command_out() << check_prometheus(&*report, {to_int(status), started});
-        else if (format == "nfd")
-          command_out() << check_nfd(&*report);
-        else
-          command_out() << check_text(*report);
-        return status;
-      }};
+  // Once the devices are asked for, --format prometheus and nfd write their whole document
+  // whatever happens (no driver, no device: cudatool_check_up 0), so that a textfile
+  // collector replaces the node's last file instead of keeping it; main reports the error
+  // and gives the exit code (after_error), which the document carries.
+  struct Run {
+    std::string format;
+    double started = 0;          // Unix time
+    bool owes_document = false;  // from asking for the devices until the report is made
+  };
+  auto run = std::make_shared<Run>();
+  return {sub,
+          [options, run, &global]() {
+            // --json is --format json; with another --format it is a contradiction.
+            if (global.json && options->format && *options->format != "json")
+              throw UsageError("--json and --format " + *options->format + " exclude each other");
+            run->format = global.json ? "json" : options->format.value_or("text");
+            if (run->format == "json") global.json = true;
+            check::Options o = make_request(*options);
+            run->started = static_cast<double>(std::time(nullptr));
+            run->owes_document = true;
+            add_devices(options->devices, o);
+            const check::Report report = check::run_check(o);
+            run->owes_document = false;
+            const ExitStatus status = check_exit_status(report, options->strict);
+            render(run->format, report, {to_int(status), run->started});
+            return status;
+          },
+          [run](int exit_code) {
+            if (!run->owes_document) return;
+            if (run->format == "prometheus")
+              command_out() << check_prometheus(nullptr, {exit_code, run->started});
+            else if (run->format == "nfd")
+              command_out() << check_nfd(nullptr);
+          }};
 }
 
 }  // namespace cudatool::app

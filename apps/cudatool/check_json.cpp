@@ -16,12 +16,16 @@ using check::Report;
 using check::Verdict;
 
 nlohmann::json result_json(const CheckResult& c) {
-  nlohmann::json j = {
-      {"check", kind_name(c.kind)}, {"name", c.name},       {"verdict", verdict_name(c.verdict)},
-      {"value", nullptr},           {"threshold", nullptr}, {"unit", c.unit},
-      {"comparison", c.comparison}, {"reason", c.reason}};
-  if (c.value) j["value"] = *c.value;
-  if (c.threshold) j["threshold"] = *c.threshold;
+  nlohmann::json j = {{"check", kind_name(c.kind)},
+                      {"name", c.name},
+                      {"verdict", verdict_name(c.verdict)},
+                      {"value", nullptr},
+                      {"threshold", nullptr},
+                      {"unit", display_unit(c.quantity)},
+                      {"comparison", comparison_symbol(c.comparison)},
+                      {"reason", c.reason}};
+  if (c.value) j["value"] = display_value(c.quantity, *c.value);
+  if (c.threshold) j["threshold"] = display_value(c.quantity, *c.threshold);
   if (c.peer) j["peer"] = *c.peer;
   if (!c.shared_with.empty()) j["shared_with"] = c.shared_with;
   j["remediation"] = remediation_name(remediation_of(c));

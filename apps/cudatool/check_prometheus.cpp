@@ -20,72 +20,19 @@ using check::CheckResult;
 using check::Report;
 using check::Verdict;
 
-// How each check's value becomes a metric: cudatool_check_<base>[_<unit>], in the base unit
-// (Prometheus' naming rules: bytes, seconds, ratios; a count is named by what it counts), and
-// its threshold cudatool_check_<base>_<min|max|limit|expected>[_<unit>] by the comparison
-// (value >= min, <= max, < limit, == expected), as node_exporter names its hwmon and
-// conntrack limits. `scale` takes the check's unit to the base unit.
-struct Quantity {
-  std::string_view check;  // CheckResult::name
-  std::string_view base;
-  std::string_view unit;  // "" for a count
-  double scale;
-  std::string_view help;
-};
-
-constexpr double kGB = 1e9;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-const std::vector<Quantity>& quantities() {
-  static const std::vector<Quantity> table = {
-      {"count", "qualifying_devices", "", 1, "Devices that meet the --min-* requirements."},
-      {"processes", "other_processes", "", 1, "Other processes with a context on the GPU (NVML)."},
-      {"used_memory", "memory_used_by_others", "bytes", kGiB,
-       "Device memory other processes hold (NVML, read before cudatool's own context)."},
-      {"utilization", "gpu_utilization", "ratio", 0.01,
-       "The highest GPU utilization NVML read over the check's window, 0 to 1."},
-      {"compute", "compute_wrong_elements", "", 1,
-       "Elements the compute kernel got wrong (every element is compared on the host)."},
-      {"d2d", "device_to_device", "bytes_per_second", kGB,
-       "Device memory copy rate (a copy's read + write), median of 5."},
-      {"h2d", "host_to_device", "bytes_per_second", kGB,
-       "Host-to-device copy rate from pinned memory, median of 5."},
-      {"d2h", "device_to_host", "bytes_per_second", kGB,
-       "Device-to-host copy rate into pinned memory, median of 5."},
-      {"peer", "peer_copy", "bytes_per_second", kGB,
-       "Peer copy rate from the GPU to peer_gpu, median of 5."},
-      {"ecc_mode", "ecc_enabled", "", 1, "1 when ECC is enabled, 0 when it is disabled (NVML)."},
-      {"ecc_uncorrected", "ecc_uncorrected_errors", "", 1,
-       "Volatile uncorrected ECC errors since the driver loaded (NVML)."},
-      {"retired_pages", "retired_pages", "", 1, "Retired pages, both causes (NVML)."},
-      {"row_remap", "uncorrectable_remapped_rows", "", 1,
-       "Rows remapped for uncorrectable errors (NVML)."},
-      {"throttle", "clock_event_reasons", "", 1,
-       "NVML's clock-event (throttle) reason bits, as a number (cudatool(1), CLOCK EVENTS)."},
-      {"pcie_link", "pcie_link", "bytes_per_second", kGB,
-       "The PCIe link's rate, one direction, at the generation and width read while busy."},
-      {"nvlink", "nvlinks_up", "", 1, "NVLinks up (NVML)."},
-      {"xid", "xid_events", "", 1, "XIDs of the GPU in the kernel log since boot."},
-      {"xid_other_gpus", "other_gpu_xid_events", "", 1,
-       "XIDs since boot of PCI devices that are none of the checked GPUs."},
-      {"kernel_log", "kernel_log_lines", "", 1, "Kernel log lines read for XIDs."},
-      {"nvml_devices", "cuda_devices", "", 1,
-       "GPUs CUDA lists, beside those NVML knows of (_expected)."},
-  };
-  return table;
-}
-
-const Quantity* quantity_of(const CheckResult& c) {
-  for (const Quantity& q : quantities())
-    if (q.check == c.name) return &q;
-  return nullptr;
-}
-
-std::string_view threshold_word(const std::string& comparison) {
-  if (comparison == ">=") return "min";
-  if (comparison == "<=") return "max";
-  if (comparison == "<") return "limit";
-  if (comparison == "==") return "expected";
+std::string_view threshold_word(check::Comparison comparison) {
+  switch (comparison) {
+    case check::Comparison::none:
+      return "";
+    case check::Comparison::at_least:
+      return "min";
+    case check::Comparison::at_most:
+      return "max";
+    case check::Comparison::below:
+      return "limit";
+    case check::Comparison::equal:
+      return "expected";
+  }
   return "";
 }
 
@@ -167,17 +114,17 @@ void add_result(Exposition& out, Labels labels, const CheckResult& c, bool node)
                 "1 for a GPU check's verdict, 0 for the other three (check: the group --only "
                 "names; name: the check).",
                 verdict_labels, c.verdict);
-  const Quantity* q = quantity_of(c);
-  if (q == nullptr || !c.value) return;
-  const std::string unit = q->unit.empty() ? std::string() : concat("_", q->unit);
-  const std::string value_name = concat("cudatool_check_", q->base, unit);
-  out.add(value_name, std::string(q->help), labels, sample_value(*c.value * q->scale));
+  const QuantityMetric q = quantity_metric(c.quantity);
+  if (q.base.empty() || !c.value) return;
+  const std::string unit = q.unit.empty() ? std::string() : concat("_", q.unit);
+  const std::string value_name = concat("cudatool_check_", q.base, unit);
+  out.add(value_name, std::string(q.help), labels, sample_value(*c.value));
   const std::string_view word = threshold_word(c.comparison);
   if (!c.threshold || word.empty()) return;
   out.add(
-      concat("cudatool_check_", q->base, "_", word, unit),
+      concat("cudatool_check_", q.base, "_", word, unit),
       concat("The threshold of ", value_name, ": the check passes ", threshold_help(word), " it."),
-      labels, sample_value(*c.threshold * q->scale));
+      labels, sample_value(*c.threshold));
 }
 
 }  // namespace

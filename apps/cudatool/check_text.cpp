@@ -37,10 +37,17 @@ std::string display_name(const CheckResult& c) {
 
 std::string value_text(const CheckResult& c) {
   if (!c.value) return "";
-  std::string out = number(*c.value) + (c.unit.empty() ? "" : " " + c.unit);
-  if (c.threshold)
-    out += " (" + (c.comparison.empty() ? std::string("vs") : c.comparison) + " " +
-           number(*c.threshold) + ")";
+  std::string out = number(display_value(c.quantity, *c.value));
+  if (const std::string_view unit = display_unit(c.quantity); !unit.empty())
+    out.append(" ").append(unit);
+  if (c.threshold) {
+    const std::string_view symbol = comparison_symbol(c.comparison);
+    out.append(" (")
+        .append(symbol.empty() ? "vs" : symbol)
+        .append(" ")
+        .append(number(display_value(c.quantity, *c.threshold)))
+        .append(")");
+  }
   return out;
 }
 

@@ -33,6 +33,10 @@ enum class TableFormat { text, json, csv, csv_noheader };
 struct Command {
   CLI::App* app = nullptr;
   std::function<ExitStatus()> run;
+  // Where set, main calls it with the exit code of an exception `run` threw, once it has
+  // reported the error: a command whose document stands whatever happens writes it here
+  // (check's Prometheus textfile and NFD feature file).
+  std::function<void(int exit_code)> after_error = {};
 };
 
 // Adds the shared --json flag to a subcommand.

@@ -94,6 +94,13 @@ int main(int argc, char** argv) {
       status = cudatool::app::to_int(command.run());
     } catch (const std::exception& e) {
       status = report(e, global.json);
+      if (command.after_error) {
+        try {
+          command.after_error(status);
+        } catch (const std::exception& second) {
+          status = report(second, global.json);
+        }
+      }
     }
     return cudatool::app::finish(status);
   }

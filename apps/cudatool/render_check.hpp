@@ -1,11 +1,13 @@
-// The renderings of a check report (check::Report, plain structs from the library), one
-// file each: text for people (check_text.cpp), the --json document (check_json.cpp, schema
-// share/schemas/check.schema.json), and node_exporter's textfile format for Prometheus
-// (check_prometheus.cpp).
+// The renderings of a check report (check::Report, plain structs from the library, numbers
+// in base units), one file each: text for people (check_text.cpp), the --json document
+// (check_json.cpp, schema share/schemas/check.schema.json), both showing numbers in the units
+// of check_units.cpp, and node_exporter's textfile format for Prometheus (check_prometheus.cpp,
+// in base units).
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "cudatool/check/check.hpp"
 
@@ -66,6 +68,13 @@ inline std::string remediation_reason(const check::Report& report) {
   return "";
 }
 
+// How text and JSON show a result's number (check_units.cpp): the unit ("GB/s", "GiB", "%",
+// "processes", ...; "" for none) and the number in it, from the quantity's base unit.
+std::string_view display_unit(check::Quantity q);
+double display_value(check::Quantity q, double base);
+// How text and JSON write a comparison: ">=", "<=", "<", "==" ("" for none).
+std::string_view comparison_symbol(check::Comparison c);
+
 std::string check_text(const check::Report& report);
 // The --json document without schema_version (print_json adds it).
 nlohmann::json check_json(const check::Report& report, int exit_code);
@@ -82,6 +91,13 @@ struct CheckRun {
 // device's and each check's verdict and every measured quantity in base units with its
 // threshold.
 std::string check_prometheus(const check::Report* report, const CheckRun& run);
+// The metric of a quantity (check_prometheus.cpp): cudatool_check_<base>[_<unit>], in the
+// quantity's base unit (unit: "bytes", "bytes_per_second", "ratio"; "" for a number), and
+// its HELP text; empty for Quantity::none.
+struct QuantityMetric {
+  std::string_view base, unit, help;
+};
+QuantityMetric quantity_metric(check::Quantity q);
 
 // The Node Feature Discovery feature file (--format nfd; cudatool(1)): name=value lines of
 // the local source, from `report` (null where the check could not start).

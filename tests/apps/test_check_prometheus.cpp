@@ -12,6 +12,7 @@
 #include "check_samples.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/check/check.hpp"
+#include "prometheus_exposition.hpp"
 #include "render_check.hpp"
 
 using namespace cudatool;
@@ -140,8 +141,9 @@ TEST(CheckPrometheus, HasAMetricForEveryMeasuredCheck) {
   o.gpu_utilization = 37;
   o.compute_mode = 0;
   for (auto& r : occupancy_results(o, {})) checks.push_back(r);
-  checks.push_back(rate_result(Kind::memory, "d2d", 2971.5, 3352.3, std::nullopt, 0.75, "d2d"));
-  checks.push_back(rate_result(Kind::hostlink, "d2h", 55.3, 63.0, std::nullopt, 0.75, "d2h"));
+  checks.push_back(
+      rate_result(Quantity::device_to_device, 2971.5, 3352.3, std::nullopt, 0.75, "d2d"));
+  checks.push_back(rate_result(Quantity::device_to_host, 55.3, 63.0, std::nullopt, 0.75, "d2h"));
   const std::string text = check_prometheus(&report, {9, 0});
   expect_well_formed(text);
   std::size_t values = 0, thresholds = 0;
@@ -179,6 +181,20 @@ TEST(CheckPrometheus, HasAMetricForEveryMeasuredCheck) {
       has(text, "cudatool_check_memory_used_by_others_max_bytes{" + kLabels + "} 1073741824\n"))
       << text;
   EXPECT_TRUE(has(text, "cudatool_check_gpu_utilization_ratio{" + kLabels + "} 0.37\n")) << text;
+  // In base units as the library holds them, never multiplied back: 35% is 0.35 (it was
+  // 35 x 0.01, 0.35000000000000003); a rate is bytes per second, a size bytes.
+  Occupancy busy = o;
+  busy.gpu_utilization = 35;
+  for (auto& r : checks)
+    if (r.name == "utilization") r = occupancy_results(busy, {})[2];
+  const std::string again = check_prometheus(&report, {9, 0});
+  EXPECT_TRUE(has(again, "cudatool_check_gpu_utilization_ratio{" + kLabels + "} 0.35\n")) << again;
+  EXPECT_TRUE(has(
+      text, "cudatool_check_device_to_device_bytes_per_second{" + kLabels + "} 2971500000000\n"))
+      << text;
+  EXPECT_TRUE(has(text, "cudatool_check_device_to_device_min_bytes_per_second{" + kLabels + "} " +
+                            cudatool::app::sample_value(0.75 * 3352.3 * 1e9) + "\n"))
+      << text;
   EXPECT_TRUE(has(text, "cudatool_check_ecc_uncorrected_errors{" + kLabels + "} 2\n")) << text;
   EXPECT_TRUE(has(text, "cudatool_check_ecc_enabled_expected{" + kLabels + "} 1\n")) << text;
   EXPECT_TRUE(has(text, "cudatool_check_retired_pages_limit{" + kLabels + "} 63\n")) << text;

@@ -54,10 +54,10 @@ inline check::Report sample_report() {
   device.nvml_index = 3;  // nvidia-smi's GPU 3 is CUDA's device 0 (CUDA_VISIBLE_DEVICES=3)
   device.checks.push_back(check::identity_result(device.identity, {}, std::nullopt));
   device.checks.push_back(check::compute_result(0, 16777216, 132, 132, "SASS sm_90", ""));
-  device.checks.push_back(check::rate_result(check::Kind::hostlink, "h2d", 55.0, 63.0, 10000.0,
+  device.checks.push_back(check::rate_result(check::Quantity::host_to_device, 55.0, 63.0, 10000.0,
                                              0.75, "host to \"device\""));
   check::CheckResult peer =
-      check::rate_result(check::Kind::peer, "peer", 391.0, 478.1, std::nullopt, 0.75, "0 to 1");
+      check::rate_result(check::Quantity::peer_copy, 391.0, 478.1, std::nullopt, 0.75, "0 to 1");
   peer.peer = 1;
   device.checks.push_back(peer);
   report.devices.push_back(device);
@@ -81,7 +81,7 @@ inline check::Report occupancy_sample_report() {
   device.occupancy = o;
   device.checks = check::occupancy_results(o, {});
   check::CheckResult h2d =
-      check::rate_result(check::Kind::hostlink, "h2d", 24.0, 63.0, std::nullopt, 0.75, "h2d");
+      check::rate_result(check::Quantity::host_to_device, 24.0, 63.0, std::nullopt, 0.75, "h2d");
   check::mark_shared(h2d, check::sharers(o, {}), {});
   device.checks.push_back(h2d);
   report.devices.push_back(device);

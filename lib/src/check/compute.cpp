@@ -12,10 +12,10 @@ CheckResult compute_result(std::uint64_t mismatches, std::uint64_t elements, int
   CheckResult r;
   r.kind = Kind::compute;
   r.name = "compute";
+  r.quantity = Quantity::compute_wrong_elements;
   r.value = static_cast<double>(mismatches);
   r.threshold = 0;
-  r.comparison = "<=";
-  r.unit = "wrong elements";
+  r.comparison = Comparison::at_most;
   const std::string where = std::to_string(elements) + " elements (" + format_bytes(elements * 4) +
                             "), " + form + ", blocks on " + std::to_string(sms_seen) + " of " +
                             std::to_string(sm_count) + " SMs";

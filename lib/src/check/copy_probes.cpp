@@ -40,7 +40,7 @@ void run_memory(DeviceRun& run, const Options& options) {
   std::optional<double> theoretical =
       memory_theoretical_gbps(run.info.global_memory_bus_width, run.info.memory_clock_rate_khz);
   if (run.mig) theoretical.reset();  // a MIG instance has a share of the bus
-  CheckResult r = rate_result(Kind::memory, "d2d", measured, theoretical,
+  CheckResult r = rate_result(Quantity::device_to_device, measured, theoretical,
                               options.thresholds.min_d2d_gbps, options.thresholds.fraction,
                               "device copy of " + format_bytes(bytes) + " (read + write)");
   if (run.mig && !options.thresholds.min_d2d_gbps)
@@ -80,10 +80,10 @@ void run_hostlink(DeviceRun& run, const Options& options, ComputeBuffers& buffer
   });
   const std::uint64_t bad_d2h = verify_on_host(host.words(), n, kSeedHost, nullptr);
   const std::string what = run.pcie_theoretical ? "pinned " + format_bytes(bytes) : "pinned";
-  CheckResult up = rate_result(Kind::hostlink, "h2d", gbps(bytes, median(h2d)),
+  CheckResult up = rate_result(Quantity::host_to_device, gbps(bytes, median(h2d)),
                                run.pcie_theoretical, options.thresholds.min_h2d_gbps,
                                options.thresholds.fraction, "host to device, " + what);
-  CheckResult down = rate_result(Kind::hostlink, "d2h", gbps(bytes, median(d2h)),
+  CheckResult down = rate_result(Quantity::device_to_host, gbps(bytes, median(d2h)),
                                  run.pcie_theoretical, options.thresholds.min_d2h_gbps,
                                  options.thresholds.fraction, "device to host, " + what);
   mark_shared(up, run.sharers, options.occupancy);
@@ -173,7 +173,7 @@ CheckResult run_peer(DeviceRun& from, DeviceRun& to, const Options& options) {
   std::string how;
   auto theoretical = peer_theoretical(from, to, &how);
   CheckResult r =
-      rate_result(Kind::peer, "peer", gbps(kPeerBytes, median(ms)), theoretical,
+      rate_result(Quantity::peer_copy, gbps(kPeerBytes, median(ms)), theoretical,
                   options.thresholds.min_peer_gbps, options.thresholds.fraction,
                   "device " + std::to_string(from.info.ordinal) + " to " +
                       std::to_string(to.info.ordinal) + (how.empty() ? "" : " over " + how));

@@ -174,8 +174,8 @@ void add_xids(Report& report, const KernelLog& log, std::vector<std::unique_ptr<
     r.kind = Kind::xid;
     r.name = "kernel_log";
     r.verdict = Verdict::pass;
+    r.quantity = Quantity::kernel_log_lines;
     r.value = static_cast<double>(log.xids.lines);
-    r.unit = "lines";
     r.reason = std::to_string(log.xids.lines) + " lines since boot read from " + log.source + ", " +
                std::to_string(log.xids.events.size()) + " XIDs" +
                (log.xids.truncated ? " (the log was longer than cudatool reads: the newest part "
@@ -202,7 +202,7 @@ void add_xids(Report& report, const KernelLog& log, std::vector<std::unique_ptr<
   other.name = "xid_other_gpus";
   other.verdict = Verdict::pass;
   other.remediation = Remediation::none;
-  other.unit = "events";
+  other.quantity = Quantity::other_gpu_xid_events;
   std::vector<std::string> parts;
   double total = 0;
   for (const auto& [device, events] : by_device) {
@@ -231,8 +231,8 @@ void add_nvml_devices(Report& report, const std::vector<std::unique_ptr<DeviceRu
   CheckResult r;
   r.kind = Kind::identity;
   r.name = "nvml_devices";
-  r.unit = "devices";
-  r.comparison = "==";
+  r.quantity = Quantity::cuda_devices;
+  r.comparison = Comparison::equal;
   r.value = static_cast<double>(runs.size());
   r.threshold = static_cast<double>(nvml->size());
   std::vector<std::string> missing;
@@ -294,6 +294,82 @@ std::string embedded_kernel_contents() {
   return out + " + PTX compute_" + std::to_string(embedded_ptx());
 }
 
+namespace {
+
+// Each device described (DeviceInfo) and given its run.
+std::vector<std::unique_ptr<DeviceRun>> start_runs(const std::vector<Device>& devices,
+                                                   const Options& options) {
+  std::vector<std::unique_ptr<DeviceRun>> runs;
+  for (const Device& d : devices) {
+    runs.push_back(std::make_unique<DeviceRun>(d));
+    runs.back()->info = DeviceInfo::describe(d);
+    runs.back()->info_error = runs.back()->info.error;
+    runs.back()->peer_stage = options.kinds.count(Kind::peer) && devices.size() > 1;
+  }
+  return runs;
+}
+
+// Devices in parallel: each thread makes its own context current.
+void run_devices(std::vector<std::unique_ptr<DeviceRun>>& runs, const Options& options) {
+  std::vector<std::thread> threads;
+  for (auto& run : runs)
+    threads.emplace_back([&run, &options] {
+      try {
+        run_device(*run, options);
+      } catch (const std::exception& e) {
+        run->results.push_back(failed(Kind::identity, "device", e.what()));
+      }
+    });
+  for (auto& t : threads) t.join();
+}
+
+// The peer copy from one device to another, or why it was not made.
+CheckResult peer_result(DeviceRun& from, DeviceRun& to, const Options& options) {
+  const std::string pair =
+      std::to_string(from.info.ordinal) + " to " + std::to_string(to.info.ordinal);
+  if (!from.blocked.empty() || !to.blocked.empty())
+    return skipped(Kind::peer, "peer",
+                   "device " + pair + ": " + (from.blocked.empty() ? to.blocked : from.blocked));
+  if (!from.fatal.empty() || !to.fatal.empty()) {
+    const std::string why = "device " + pair + ": " + (from.fatal.empty() ? to.fatal : from.fatal);
+    return from.fatal_crowded_out || to.fatal_crowded_out
+               ? out_of_memory_result(Kind::peer, "peer", why, peer_sharers(from, to),
+                                      options.occupancy.require_idle)
+               : device_error(Kind::peer, "peer", why);
+  }
+  if (from.mig || to.mig) return skipped(Kind::peer, "peer", "MIG instances have no peer access");
+  if (!from.device.can_access_peer(to.device))
+    return skipped(Kind::peer, "peer", "no peer access from device " + pair);
+  try {
+    return run_peer(from, to, options);
+  } catch (const std::exception& e) {
+    const std::string who = peer_sharers(from, to);
+    return out_of_memory(e) && !who.empty()
+               ? out_of_memory_result(Kind::peer, "peer", "device " + pair + ": " + e.what(), who,
+                                      options.occupancy.require_idle)
+               : device_error(Kind::peer, "peer", "device " + pair + ": " + e.what());
+  }
+}
+
+// The peer copies, pair by pair, once every device is done: a result on the source device
+// per destination, or one node result where there is no pair.
+void run_peers(Report& report, std::vector<std::unique_ptr<DeviceRun>>& runs,
+               const Options& options) {
+  if (runs.size() < 2) {
+    report.node_checks.push_back(skipped(Kind::peer, "peer", "one device: no peer to copy to"));
+    return;
+  }
+  for (auto& from : runs)
+    for (auto& to : runs) {
+      if (from == to) continue;
+      CheckResult r = peer_result(*from, *to, options);
+      r.peer = to->info.ordinal;
+      from->results.push_back(r);
+    }
+}
+
+}  // namespace
+
 Report run_check(const Options& options) {
   const auto start = std::chrono::steady_clock::now();
   // NVML is loaded for every check (it names each GPU by nvidia-smi's index), on a thread
@@ -310,71 +386,14 @@ Report run_check(const Options& options) {
   report.cuda_version = driver::api().driver_version;
   report.driver_version = driver_release(true);
 
-  std::vector<std::unique_ptr<DeviceRun>> runs;
-  std::vector<DeviceInfo> infos;
-  for (const Device& d : devices) {
-    runs.push_back(std::make_unique<DeviceRun>(d));
-    runs.back()->info = DeviceInfo::describe(d);
-    runs.back()->info_error = runs.back()->info.error;
-    runs.back()->peer_stage = options.kinds.count(Kind::peer) && devices.size() > 1;
-    infos.push_back(runs.back()->info);
-  }
-  if (options.kinds.count(Kind::identity))
+  std::vector<std::unique_ptr<DeviceRun>> runs = start_runs(devices, options);
+  if (options.kinds.count(Kind::identity)) {
+    std::vector<DeviceInfo> infos;
+    for (const auto& run : runs) infos.push_back(run->info);
     report.node_checks = node_identity_results(infos, options.requirements, options.expect_count);
-
-  // Devices in parallel: each thread makes its own context current.
-  std::vector<std::thread> threads;
-  for (auto& run : runs)
-    threads.emplace_back([&run, &options] {
-      try {
-        run_device(*run, options);
-      } catch (const std::exception& e) {
-        run->results.push_back(failed(Kind::identity, "device", e.what()));
-      }
-    });
-  for (auto& t : threads) t.join();
-
-  if (options.kinds.count(Kind::peer)) {
-    if (runs.size() < 2) {
-      report.node_checks.push_back(skipped(Kind::peer, "peer", "one device: no peer to copy to"));
-    } else {
-      for (auto& from : runs)
-        for (auto& to : runs) {
-          if (from == to) continue;
-          CheckResult r;
-          const std::string pair =
-              std::to_string(from->info.ordinal) + " to " + std::to_string(to->info.ordinal);
-          if (!from->blocked.empty() || !to->blocked.empty()) {
-            r = skipped(
-                Kind::peer, "peer",
-                "device " + pair + ": " + (from->blocked.empty() ? to->blocked : from->blocked));
-          } else if (!from->fatal.empty() || !to->fatal.empty()) {
-            const std::string why =
-                "device " + pair + ": " + (from->fatal.empty() ? to->fatal : from->fatal);
-            r = from->fatal_crowded_out || to->fatal_crowded_out
-                    ? out_of_memory_result(Kind::peer, "peer", why, peer_sharers(*from, *to),
-                                           options.occupancy.require_idle)
-                    : device_error(Kind::peer, "peer", why);
-          } else if (from->mig || to->mig) {
-            r = skipped(Kind::peer, "peer", "MIG instances have no peer access");
-          } else if (!from->device.can_access_peer(to->device)) {
-            r = skipped(Kind::peer, "peer", "no peer access from device " + pair);
-          } else {
-            try {
-              r = run_peer(*from, *to, options);
-            } catch (const std::exception& e) {
-              const std::string who = peer_sharers(*from, *to);
-              r = out_of_memory(e) && !who.empty()
-                      ? out_of_memory_result(Kind::peer, "peer", "device " + pair + ": " + e.what(),
-                                             who, options.occupancy.require_idle)
-                      : device_error(Kind::peer, "peer", "device " + pair + ": " + e.what());
-            }
-          }
-          r.peer = to->info.ordinal;
-          from->results.push_back(r);
-        }
-    }
   }
+  run_devices(runs, options);
+  if (options.kinds.count(Kind::peer)) run_peers(report, runs, options);
   std::optional<KernelLog> log;
   if (kernel_log.valid()) {
     log = kernel_log.get();

@@ -41,12 +41,12 @@ std::vector<CheckResult> node_identity_results(const std::vector<DeviceInfo>& de
   CheckResult count;
   count.kind = Kind::identity;
   count.name = "count";
-  count.unit = "devices";
   const RequirementReport report = check_requirements(devices, requirements);
+  count.quantity = Quantity::qualifying_devices;
   count.value = report.qualifying;
   if (expect_count) {
     count.threshold = *expect_count;
-    count.comparison = "==";
+    count.comparison = Comparison::equal;
     const bool ok = static_cast<int>(devices.size()) == *expect_count && report.met;
     count.verdict = ok ? Verdict::pass : Verdict::fail;
     count.reason =
@@ -54,7 +54,7 @@ std::vector<CheckResult> node_identity_results(const std::vector<DeviceInfo>& de
     if (!report.met) count.reason += "; " + join(report.problems);
   } else {
     count.threshold = requirements.min_count.value_or(1);
-    count.comparison = ">=";
+    count.comparison = Comparison::at_least;
     count.verdict = report.met ? Verdict::pass : Verdict::fail;
     count.reason = report.met ? std::to_string(report.qualifying) + " qualifying devices"
                               : join(report.problems);

@@ -14,7 +14,6 @@
 namespace cudatool::check {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr std::size_t kListedProcesses = 8;  // the rest are counted ("and 3 more")
 
 // What one finding of the occupancy check gives: a warning, a fail under --require-idle
@@ -115,116 +114,123 @@ std::string context_blocked(const Occupancy& o) {
   return "";
 }
 
-std::vector<CheckResult> occupancy_results(const Occupancy& o, const OccupancyPolicy& policy) {
-  std::vector<CheckResult> out;
-  // Processes with a context on the device.
-  {
-    CheckResult r = occupancy("processes");
-    if (!o.processes) {
-      r.verdict = Verdict::skipped;
-      r.reason = o.processes_why_not.empty() ? "NVML does not list the device's processes"
-                                             : o.processes_why_not;
+namespace {
+
+// Processes with a context on the device.
+CheckResult processes_result(const Occupancy& o, const OccupancyPolicy& policy) {
+  CheckResult r = occupancy("processes");
+  if (!o.processes) {
+    r.verdict = Verdict::skipped;
+    r.reason = o.processes_why_not.empty() ? "NVML does not list the device's processes"
+                                           : o.processes_why_not;
+  } else {
+    r.quantity = Quantity::other_processes;
+    r.value = static_cast<double>(o.processes->size());
+    r.threshold = 0;
+    r.comparison = Comparison::at_most;
+    if (o.processes->empty()) {
+      r.verdict = Verdict::pass;
+      r.reason = "no other process on the device";
     } else {
-      r.value = static_cast<double>(o.processes->size());
-      r.threshold = 0;
-      r.comparison = "<=";
-      r.unit = "processes";
-      if (o.processes->empty()) {
-        r.verdict = Verdict::pass;
-        r.reason = "no other process on the device";
-      } else {
-        r.verdict = finding(policy);
-        r.reason = std::to_string(o.processes->size()) + " other process" +
-                   (o.processes->size() == 1 ? "" : "es") +
-                   " on the device: " + describe_processes(*o.processes);
-        if (!o.names_why_not.empty()) r.reason += " (no names: " + o.names_why_not + ")";
-      }
-    }
-    out.push_back(r);
-  }
-  // Memory held by others (read before cudatool's context exists).
-  {
-    CheckResult r = occupancy("used_memory");
-    if (!o.used_memory) {
-      r.verdict = Verdict::skipped;
-      r.reason = "NVML does not report the device's memory";
-    } else {
-      const std::uint64_t limit = used_memory_limit(policy);
-      r.value = static_cast<double>(*o.used_memory) / kGiB;
-      r.threshold = static_cast<double>(limit) / kGiB;
-      r.comparison = "<=";
-      r.unit = "GiB";
-      const bool above = *o.used_memory > limit;
-      r.verdict = above ? finding(policy, policy.max_used_memory.has_value()) : Verdict::pass;
-      r.reason = format_bytes(*o.used_memory) +
-                 (o.total_memory ? " of " + format_bytes(*o.total_memory) : std::string()) +
-                 " used by others (" +
-                 (o.used_excludes_reserved ? "the driver's reservation not counted"
-                                           : "the driver's reservation counted") +
-                 "), ";
-      // The limit as the caller set it (its name for max_used_memory), or the idle default.
-      r.reason += policy.max_used_memory ? policy.max_used_memory_source : "at most";
-      r.reason += " " + format_bytes(limit) + (above ? "" : " allowed");
-      if (above) r.reason += (policy.max_used_memory ? " given" : " for an idle device");
-    }
-    out.push_back(r);
-  }
-  // Utilization over the window.
-  {
-    CheckResult r = occupancy("utilization");
-    if (!o.gpu_utilization) {
-      r.verdict = Verdict::skipped;
-      r.reason = "NVML does not report utilization for this device";
-    } else {
-      r.value = *o.gpu_utilization;
-      r.threshold = 0;
-      r.comparison = "<=";
-      r.unit = "%";
-      char window[64];
-      std::snprintf(window, sizeof window, "%.2f", o.window_s);
-      r.reason = "GPU " + percent(*o.gpu_utilization) +
-                 (o.memory_utilization ? ", memory " + percent(*o.memory_utilization) : "") +
-                 " (the highest of " + std::to_string(o.utilization_readings) + " readings over " +
-                 window + " s)";
-      // Busy with nobody on the device is the tail of work that has ended (NVML's reading
-      // covers the driver's last sample period, up to a second): not a finding, so a check
-      // right after a job is not failed for it.
-      const bool somebody =
-          has_processes(o) || memory_above_limit(o, policy) || !o.processes || o.context_refused;
-      if (*o.gpu_utilization == 0) {
-        r.verdict = Verdict::pass;
-      } else if (somebody) {
-        r.verdict = finding(policy);
-        r.reason += ": another process is computing";
-      } else {
-        r.verdict = Verdict::pass;
-        r.reason += " with no other process on the device: the tail of work that has ended";
-      }
-    }
-    out.push_back(r);
-  }
-  // Compute mode: an exclusive device held by another process takes no context of ours.
-  {
-    CheckResult r = occupancy("compute_mode");
-    const std::string blocked = context_blocked(o);
-    if (!o.compute_mode && !o.context_refused) {
-      r.verdict = Verdict::skipped;
-      r.reason = "NVML does not report the compute mode";
-    } else if (o.compute_mode == 2u) {
-      r.verdict = Verdict::fail;
-      r.reason = blocked + "; the checks that need one are skipped";
-    } else if (!blocked.empty()) {
       r.verdict = finding(policy);
-      r.reason = blocked + "; the checks that need one are skipped";
+      r.reason = std::to_string(o.processes->size()) + " other process" +
+                 (o.processes->size() == 1 ? "" : "es") +
+                 " on the device: " + describe_processes(*o.processes);
+      if (!o.names_why_not.empty()) r.reason += " (no names: " + o.names_why_not + ")";
+    }
+  }
+  return r;
+}
+
+// Memory held by others (read before cudatool's context exists).
+CheckResult used_memory_result(const Occupancy& o, const OccupancyPolicy& policy) {
+  CheckResult r = occupancy("used_memory");
+  if (!o.used_memory) {
+    r.verdict = Verdict::skipped;
+    r.reason = "NVML does not report the device's memory";
+  } else {
+    const std::uint64_t limit = used_memory_limit(policy);
+    r.quantity = Quantity::memory_used_by_others;
+    r.value = static_cast<double>(*o.used_memory);
+    r.threshold = static_cast<double>(limit);
+    r.comparison = Comparison::at_most;
+    const bool above = *o.used_memory > limit;
+    r.verdict = above ? finding(policy, policy.max_used_memory.has_value()) : Verdict::pass;
+    r.reason = format_bytes(*o.used_memory) +
+               (o.total_memory ? " of " + format_bytes(*o.total_memory) : std::string()) +
+               " used by others (" +
+               (o.used_excludes_reserved ? "the driver's reservation not counted"
+                                         : "the driver's reservation counted") +
+               "), ";
+    // The limit as the caller set it (its name for max_used_memory), or the idle default.
+    r.reason += policy.max_used_memory ? policy.max_used_memory_source : "at most";
+    r.reason += " " + format_bytes(limit) + (above ? "" : " allowed");
+    if (above) r.reason += (policy.max_used_memory ? " given" : " for an idle device");
+  }
+  return r;
+}
+
+// Utilization over the window.
+CheckResult utilization_result(const Occupancy& o, const OccupancyPolicy& policy) {
+  CheckResult r = occupancy("utilization");
+  if (!o.gpu_utilization) {
+    r.verdict = Verdict::skipped;
+    r.reason = "NVML does not report utilization for this device";
+  } else {
+    r.quantity = Quantity::gpu_utilization;
+    r.value = *o.gpu_utilization / 100.0;  // NVML's percent as a ratio
+    r.threshold = 0;
+    r.comparison = Comparison::at_most;
+    char window[64];
+    std::snprintf(window, sizeof window, "%.2f", o.window_s);
+    r.reason = "GPU " + percent(*o.gpu_utilization) +
+               (o.memory_utilization ? ", memory " + percent(*o.memory_utilization) : "") +
+               " (the highest of " + std::to_string(o.utilization_readings) + " readings over " +
+               window + " s)";
+    // Busy with nobody on the device is the tail of work that has ended (NVML's reading
+    // covers the driver's last sample period, up to a second): not a finding, so a check
+    // right after a job is not failed for it.
+    const bool somebody =
+        has_processes(o) || memory_above_limit(o, policy) || !o.processes || o.context_refused;
+    if (*o.gpu_utilization == 0) {
+      r.verdict = Verdict::pass;
+    } else if (somebody) {
+      r.verdict = finding(policy);
+      r.reason += ": another process is computing";
     } else {
       r.verdict = Verdict::pass;
-      r.reason = compute_mode_name(*o.compute_mode) +
-                 (exclusive(*o.compute_mode) ? ", not held by another process"
-                                             : " (any number of processes may share the device)");
+      r.reason += " with no other process on the device: the tail of work that has ended";
     }
-    out.push_back(r);
   }
-  return out;
+  return r;
+}
+
+// Compute mode: an exclusive device held by another process takes no context of ours.
+CheckResult compute_mode_result(const Occupancy& o, const OccupancyPolicy& policy) {
+  CheckResult r = occupancy("compute_mode");
+  const std::string blocked = context_blocked(o);
+  if (!o.compute_mode && !o.context_refused) {
+    r.verdict = Verdict::skipped;
+    r.reason = "NVML does not report the compute mode";
+  } else if (o.compute_mode == 2u) {
+    r.verdict = Verdict::fail;
+    r.reason = blocked + "; the checks that need one are skipped";
+  } else if (!blocked.empty()) {
+    r.verdict = finding(policy);
+    r.reason = blocked + "; the checks that need one are skipped";
+  } else {
+    r.verdict = Verdict::pass;
+    r.reason = compute_mode_name(*o.compute_mode) +
+               (exclusive(*o.compute_mode) ? ", not held by another process"
+                                           : " (any number of processes may share the device)");
+  }
+  return r;
+}
+}  // namespace
+
+std::vector<CheckResult> occupancy_results(const Occupancy& o, const OccupancyPolicy& policy) {
+  return {processes_result(o, policy), used_memory_result(o, policy), utilization_result(o, policy),
+          compute_mode_result(o, policy)};
 }
 
 void mark_shared(CheckResult& r, const std::string& who, const OccupancyPolicy& policy) {
@@ -232,9 +238,9 @@ void mark_shared(CheckResult& r, const std::string& who, const OccupancyPolicy& 
   r.shared_with = who;
   r.reason += "; measured while the device was shared with " + who;
   // Only a measured rate below its minimum is the sharing's doing; wrong data (or wrong
-  // elements, compared "<=") is the hardware's whoever shares the device.
-  const bool shortfall = r.verdict == Verdict::fail && r.comparison == ">=" && r.value &&
-                         r.threshold && *r.value < *r.threshold;
+  // elements, at most a threshold) is the hardware's whoever shares the device.
+  const bool shortfall = r.verdict == Verdict::fail && r.comparison == Comparison::at_least &&
+                         r.value && r.threshold && *r.value < *r.threshold;
   if (!shortfall) return;
   if (policy.require_idle) {
     r.reason += " (" + policy.require_idle_source + ": a fail)";

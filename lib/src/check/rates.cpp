@@ -2,6 +2,7 @@
 // clock, an NVLink per architecture), the median of timed repetitions, and the judgement of
 // a measured rate against a fraction of theory or a given minimum.
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "check/reason_format.hpp"
@@ -56,15 +57,42 @@ double nvlink_link_gbps(ComputeCapability cc) {
   }
 }
 
-CheckResult rate_result(Kind kind, std::string name, double measured,
-                        std::optional<double> theoretical, std::optional<double> minimum,
-                        double fraction, const std::string& what) {
+namespace {
+
+// The kind and name of a rate's result.
+void name_rate(CheckResult& r, Quantity rate) {
+  switch (rate) {
+    case Quantity::device_to_device:
+      r.kind = Kind::memory;
+      r.name = "d2d";
+      return;
+    case Quantity::host_to_device:
+      r.kind = Kind::hostlink;
+      r.name = "h2d";
+      return;
+    case Quantity::device_to_host:
+      r.kind = Kind::hostlink;
+      r.name = "d2h";
+      return;
+    case Quantity::peer_copy:
+      r.kind = Kind::peer;
+      r.name = "peer";
+      return;
+    default:
+      throw std::invalid_argument("rate_result: not a rate");
+  }
+}
+
+}  // namespace
+
+CheckResult rate_result(Quantity rate, double measured, std::optional<double> theoretical,
+                        std::optional<double> minimum, double fraction, const std::string& what) {
   CheckResult r;
-  r.kind = kind;
-  r.name = std::move(name);
-  r.value = measured;
-  r.unit = "GB/s";
-  r.comparison = ">=";
+  name_rate(r, rate);
+  r.quantity = rate;
+  // Judged and described in GB/s, as given; held in bytes per second.
+  r.value = measured * kBytesPerGB;
+  r.comparison = Comparison::at_least;
   const double theory = theoretical.value_or(0);  // 0: unknown
   double threshold = 0;
   if (minimum) {
@@ -77,7 +105,7 @@ CheckResult rate_result(Kind kind, std::string name, double measured,
                " GB/s measured, but the theoretical rate is unknown; give a minimum";
     return r;
   }
-  r.threshold = threshold;
+  r.threshold = threshold * kBytesPerGB;
   r.verdict = measured >= threshold ? Verdict::pass : Verdict::fail;
   r.reason = what + ": " + fixed(measured, 1) + " GB/s";
   if (theory > 0)

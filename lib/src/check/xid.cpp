@@ -306,7 +306,7 @@ CheckResult xid_result(const std::vector<XidCount>& counts) {
   CheckResult r;
   r.kind = Kind::xid;
   r.name = "xid";
-  r.unit = "events";
+  r.quantity = Quantity::xid_events;
   std::size_t total = 0;
   Verdict verdict = Verdict::pass;
   Remediation remediation = Remediation::none;

@@ -273,6 +273,113 @@ nvmlDevice_t find(Nvml& nvml, const std::string& pci_bus_id) {
 
 }  // namespace
 
+namespace {
+
+// Each reading of nvml_health, into `h` where NVML answers (absent where it does not).
+void read_ecc(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+  if (nvml.ecc_mode) {
+    nvmlEnableState_t current = 0, pending = 0;
+    if (nvml.ecc_mode(d, &current, &pending) == NVML_SUCCESS) {
+      h.ecc_enabled = current != 0;
+      h.ecc_pending = pending != 0;
+    }
+  }
+  if (nvml.total_ecc_errors && h.ecc_enabled.value_or(false)) {
+    unsigned long long count = 0;
+    if (nvml.total_ecc_errors(d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &count) ==
+        NVML_SUCCESS)
+      h.ecc_uncorrected_volatile = count;
+  }
+}
+
+void read_retired_pages(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+  if (nvml.retired_pages) {
+    // Causes 0 (multiple single-bit errors) and 1 (a double-bit error); a zero-sized
+    // query answers the count (NVML_ERROR_INSUFFICIENT_SIZE when there are pages).
+    unsigned total = 0;
+    bool ok = true;
+    for (int cause = 0; cause < 2 && ok; ++cause) {
+      unsigned count = 0;
+      const nvmlReturn_t r = nvml.retired_pages(d, cause, &count, nullptr);
+      ok = r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE;
+      total += count;
+    }
+    if (ok) h.retired_pages = total;
+  }
+  if (nvml.retired_pages_pending) {
+    nvmlEnableState_t pending = 0;
+    if (nvml.retired_pages_pending(d, &pending) == NVML_SUCCESS)
+      h.retired_pages_pending = pending != 0;
+  }
+}
+
+void read_remapped_rows(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+  if (!nvml.remapped_rows) return;
+  unsigned correctable = 0, uncorrectable = 0, pending = 0, failed = 0;
+  if (nvml.remapped_rows(d, &correctable, &uncorrectable, &pending, &failed) == NVML_SUCCESS) {
+    h.remapped_rows_correctable = correctable;
+    h.remapped_rows_uncorrectable = uncorrectable;
+    h.remap_pending = pending != 0;
+    h.remap_failed = failed != 0;
+  }
+}
+
+// Clock-event reasons, the PCIe link's maximum and the MIG mode.
+void read_clocks_link_and_mig(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+  if (nvml.clock_event_reasons) {
+    unsigned long long reasons = 0;
+    if (nvml.clock_event_reasons(d, &reasons) == NVML_SUCCESS) h.throttle_reasons = reasons;
+  }
+  unsigned value = 0;
+  if (nvml.max_pcie_generation && nvml.max_pcie_generation(d, &value) == NVML_SUCCESS)
+    h.pcie_max_generation = value;
+  if (nvml.max_pcie_width && nvml.max_pcie_width(d, &value) == NVML_SUCCESS)
+    h.pcie_max_width = value;
+  if (nvml.mig_mode) {
+    unsigned current = 0, pending = 0;
+    if (nvml.mig_mode(d, &current, &pending) == NVML_SUCCESS) h.mig_enabled = current != 0;
+  }
+}
+
+void read_nvlinks(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+  if (!nvml.nvlink_state) return;
+  for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
+    nvmlEnableState_t active = 0;
+    if (nvml.nvlink_state(d, link, &active) != NVML_SUCCESS) continue;
+    NvmlHealth::NvLink l;
+    l.link = link;
+    l.active = active != 0;
+    if (nvml.nvlink_version) nvml.nvlink_version(d, link, &l.version);
+    if (nvml.nvlink_remote_pci) {
+      // Room beyond the struct, should a newer NVML's struct be larger.
+      union {
+        nvmlPciInfo_t info;
+        char room[512];
+      } remote{};
+      if (nvml.nvlink_remote_pci(d, link, &remote.info) == NVML_SUCCESS) {
+        remote.info.busId[sizeof remote.info.busId - 1] = '\0';
+        l.remote_pci_bus_id = normalize_bus_id(remote.info.busId);
+      }
+    }
+    h.nvlinks.push_back(l);
+  }
+}
+
+void read_fabric(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+  if (!nvml.fabric_info) return;
+  // Room beyond the struct, should a newer NVML's be larger.
+  union {
+    nvmlGpuFabricInfo_t info;
+    char room[256];
+  } fabric{};
+  if (nvml.fabric_info(d, &fabric.info) == NVML_SUCCESS) {
+    h.fabric_state = fabric.info.state;
+    h.fabric_status = static_cast<unsigned>(fabric.info.status);
+  }
+}
+
+}  // namespace
+
 std::optional<NvmlHealth> nvml_health(const std::string& pci_bus_id) {
   Nvml* nvml = nvml_future().get();
   if (!nvml->ready) return std::nullopt;
@@ -284,92 +391,12 @@ std::optional<NvmlHealth> nvml_health(const std::string& pci_bus_id) {
     return h;
   }
   h.found = true;
-  if (nvml->ecc_mode) {
-    nvmlEnableState_t current = 0, pending = 0;
-    if (nvml->ecc_mode(d, &current, &pending) == NVML_SUCCESS) {
-      h.ecc_enabled = current != 0;
-      h.ecc_pending = pending != 0;
-    }
-  }
-  if (nvml->total_ecc_errors && h.ecc_enabled.value_or(false)) {
-    unsigned long long count = 0;
-    if (nvml->total_ecc_errors(d, NVML_MEMORY_ERROR_TYPE_UNCORRECTED, NVML_VOLATILE_ECC, &count) ==
-        NVML_SUCCESS)
-      h.ecc_uncorrected_volatile = count;
-  }
-  if (nvml->retired_pages) {
-    // Causes 0 (multiple single-bit errors) and 1 (a double-bit error); a zero-sized
-    // query answers the count (NVML_ERROR_INSUFFICIENT_SIZE when there are pages).
-    unsigned total = 0;
-    bool ok = true;
-    for (int cause = 0; cause < 2 && ok; ++cause) {
-      unsigned count = 0;
-      const nvmlReturn_t r = nvml->retired_pages(d, cause, &count, nullptr);
-      ok = r == NVML_SUCCESS || r == NVML_ERROR_INSUFFICIENT_SIZE;
-      total += count;
-    }
-    if (ok) h.retired_pages = total;
-  }
-  if (nvml->retired_pages_pending) {
-    nvmlEnableState_t pending = 0;
-    if (nvml->retired_pages_pending(d, &pending) == NVML_SUCCESS)
-      h.retired_pages_pending = pending != 0;
-  }
-  if (nvml->remapped_rows) {
-    unsigned correctable = 0, uncorrectable = 0, pending = 0, failed = 0;
-    if (nvml->remapped_rows(d, &correctable, &uncorrectable, &pending, &failed) == NVML_SUCCESS) {
-      h.remapped_rows_correctable = correctable;
-      h.remapped_rows_uncorrectable = uncorrectable;
-      h.remap_pending = pending != 0;
-      h.remap_failed = failed != 0;
-    }
-  }
-  if (nvml->clock_event_reasons) {
-    unsigned long long reasons = 0;
-    if (nvml->clock_event_reasons(d, &reasons) == NVML_SUCCESS) h.throttle_reasons = reasons;
-  }
-  unsigned value = 0;
-  if (nvml->max_pcie_generation && nvml->max_pcie_generation(d, &value) == NVML_SUCCESS)
-    h.pcie_max_generation = value;
-  if (nvml->max_pcie_width && nvml->max_pcie_width(d, &value) == NVML_SUCCESS)
-    h.pcie_max_width = value;
-  if (nvml->mig_mode) {
-    unsigned current = 0, pending = 0;
-    if (nvml->mig_mode(d, &current, &pending) == NVML_SUCCESS) h.mig_enabled = current != 0;
-  }
-  if (nvml->nvlink_state) {
-    for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
-      nvmlEnableState_t active = 0;
-      if (nvml->nvlink_state(d, link, &active) != NVML_SUCCESS) continue;
-      NvmlHealth::NvLink l;
-      l.link = link;
-      l.active = active != 0;
-      if (nvml->nvlink_version) nvml->nvlink_version(d, link, &l.version);
-      if (nvml->nvlink_remote_pci) {
-        // Room beyond the struct, should a newer NVML's struct be larger.
-        union {
-          nvmlPciInfo_t info;
-          char room[512];
-        } remote{};
-        if (nvml->nvlink_remote_pci(d, link, &remote.info) == NVML_SUCCESS) {
-          remote.info.busId[sizeof remote.info.busId - 1] = '\0';
-          l.remote_pci_bus_id = normalize_bus_id(remote.info.busId);
-        }
-      }
-      h.nvlinks.push_back(l);
-    }
-  }
-  if (nvml->fabric_info) {
-    // Room beyond the struct, should a newer NVML's be larger.
-    union {
-      nvmlGpuFabricInfo_t info;
-      char room[256];
-    } fabric{};
-    if (nvml->fabric_info(d, &fabric.info) == NVML_SUCCESS) {
-      h.fabric_state = fabric.info.state;
-      h.fabric_status = static_cast<unsigned>(fabric.info.status);
-    }
-  }
+  read_ecc(*nvml, d, h);
+  read_retired_pages(*nvml, d, h);
+  read_remapped_rows(*nvml, d, h);
+  read_clocks_link_and_mig(*nvml, d, h);
+  read_nvlinks(*nvml, d, h);
+  read_fabric(*nvml, d, h);
   return h;
 }
 

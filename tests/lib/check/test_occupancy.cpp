@@ -61,9 +61,11 @@ TEST(CheckOccupancy, OtherProcessWarnsWithPidAndSizeAndFailsUnderRequireIdle) {
   EXPECT_EQ(processes.reason, "1 other process on the device: pid 4242 (python3, 77.7 GiB)");
   const CheckResult& used = find(results, "used_memory");
   EXPECT_EQ(used.verdict, Verdict::warn);
-  EXPECT_NEAR(*used.value, 77.7, 0.05);
-  EXPECT_EQ(*used.threshold, 1.0);
-  EXPECT_EQ(used.unit, "GiB");
+  // In bytes: the renderers show GiB.
+  EXPECT_EQ(used.quantity, Quantity::memory_used_by_others);
+  EXPECT_EQ(*used.value, 83429425152.0);
+  EXPECT_EQ(*used.threshold, static_cast<double>(kGiB));
+  EXPECT_EQ(used.comparison, Comparison::at_most);
   EXPECT_TRUE(has(used.reason, "77.7 GiB of 79.2 GiB used by others")) << used.reason;
   EXPECT_EQ(find(results, "utilization").verdict, Verdict::pass);  // holding, not computing
   EXPECT_EQ(sharers(memory_hog(), {}), "pid 4242 (python3, 77.7 GiB)");
@@ -88,7 +90,7 @@ TEST(CheckOccupancy, UsedMemoryAgainstTheGivenMaximum) {
   policy.max_used_memory = 2 * kGiB;  // given and broken: a fail without --require-idle
   const auto used = find(occupancy_results(o, policy), "used_memory");
   EXPECT_EQ(used.verdict, Verdict::fail);
-  EXPECT_EQ(*used.threshold, 2.0);
+  EXPECT_EQ(*used.threshold, static_cast<double>(2 * kGiB));
   EXPECT_TRUE(has(used.reason, "max_used_memory 2 GiB given")) << used.reason;
   policy.max_used_memory_source = "--max-used-memory";  // the caller's name for it
   EXPECT_TRUE(has(find(occupancy_results(o, policy), "used_memory").reason,
@@ -110,7 +112,8 @@ TEST(CheckOccupancy, UtilizationIsAFindingOnlyWithSomebodyThere) {
   compute_hog.memory_utilization = 38;
   auto u = find(occupancy_results(compute_hog, {}), "utilization");
   EXPECT_EQ(u.verdict, Verdict::warn);
-  EXPECT_EQ(*u.value, 100);
+  EXPECT_EQ(u.quantity, Quantity::gpu_utilization);
+  EXPECT_EQ(*u.value, 1.0);  // a ratio: 100%
   EXPECT_EQ(u.reason,
             "GPU 100%, memory 38% (the highest of 5 readings over 0.10 s): another process is "
             "computing");
@@ -206,7 +209,7 @@ TEST(CheckOccupancy, ManyProcessesAreCountedAfterTheFirstEight) {
 TEST(CheckShared, ShortfallWhileSharedWarnsAndFailsOnlyUnderRequireIdle) {
   // The compute hog: h2d 24.0 GB/s below 47.3.
   const std::string who = "pid 5151 (python3, 2 GiB)";
-  CheckResult r = rate_result(Kind::hostlink, "h2d", 24.0, 63.0, std::nullopt, 0.75, "h2d");
+  CheckResult r = rate_result(Quantity::host_to_device, 24.0, 63.0, std::nullopt, 0.75, "h2d");
   ASSERT_EQ(r.verdict, Verdict::fail);
   CheckResult shared = r;
   mark_shared(shared, who, {});
@@ -233,7 +236,8 @@ TEST(CheckShared, ShortfallWhileSharedWarnsAndFailsOnlyUnderRequireIdle) {
   mark_shared(strict, who, require_idle);
   EXPECT_TRUE(has(strict.reason, " (--require-idle: a fail)")) << strict.reason;
   // A pass stays a pass, marked.
-  CheckResult fast = rate_result(Kind::memory, "d2d", 3000, 3352.3, std::nullopt, 0.75, "d2d");
+  CheckResult fast =
+      rate_result(Quantity::device_to_device, 3000, 3352.3, std::nullopt, 0.75, "d2d");
   mark_shared(fast, who, {});
   EXPECT_EQ(fast.verdict, Verdict::pass);
   EXPECT_EQ(fast.shared_with, who);

@@ -30,23 +30,44 @@ TEST(CheckTheory, MemoryAndNvlinkRates) {
 
 TEST(CheckThresholds, RateAgainstFractionOfTheory) {
   // The H100 host link: 55.0 GB/s of 63 GB/s passes 75%.
-  CheckResult r = rate_result(Kind::hostlink, "h2d", 55.0, 63.0, std::nullopt, 0.75, "h2d");
+  CheckResult r = rate_result(Quantity::host_to_device, 55.0, 63.0, std::nullopt, 0.75, "h2d");
   EXPECT_EQ(r.verdict, Verdict::pass);
-  EXPECT_NEAR(*r.threshold, 47.25, 1e-9);
-  EXPECT_EQ(r.unit, "GB/s");
+  // Judged in GB/s, held in bytes per second.
+  EXPECT_EQ(r.kind, Kind::hostlink);
+  EXPECT_EQ(r.name, "h2d");
+  EXPECT_EQ(r.quantity, Quantity::host_to_device);
+  EXPECT_EQ(r.comparison, Comparison::at_least);
+  EXPECT_EQ(*r.value, 55e9);
+  EXPECT_NEAR(*r.threshold, 47.25e9, 1);
   // An x4 link's rate fails.
-  r = rate_result(Kind::hostlink, "h2d", 13.0, 63.0, std::nullopt, 0.75, "h2d");
+  r = rate_result(Quantity::host_to_device, 13.0, 63.0, std::nullopt, 0.75, "h2d");
   EXPECT_EQ(r.verdict, Verdict::fail);
   // A given minimum wins over the fraction.
-  r = rate_result(Kind::hostlink, "h2d", 55.0, 63.0, 10000.0, 0.75, "h2d");
+  r = rate_result(Quantity::host_to_device, 55.0, 63.0, 10000.0, 0.75, "h2d");
   EXPECT_EQ(r.verdict, Verdict::fail);
-  EXPECT_EQ(*r.threshold, 10000);
+  EXPECT_EQ(*r.threshold, 10000e9);
   EXPECT_NE(r.reason.find("minimum 10000.0 GB/s given"), std::string::npos) << r.reason;
   // No theory and no minimum: skipped with the value, never a pass.
-  r = rate_result(Kind::peer, "peer", 391.0, std::nullopt, std::nullopt, 0.75, "peer");
+  r = rate_result(Quantity::peer_copy, 391.0, std::nullopt, std::nullopt, 0.75, "peer");
   EXPECT_EQ(r.verdict, Verdict::skipped);
-  EXPECT_EQ(*r.value, 391.0);
+  EXPECT_EQ(*r.value, 391e9);
   EXPECT_FALSE(r.threshold);
-  r = rate_result(Kind::peer, "peer", 391.0, std::nullopt, 335.0, 0.75, "peer");
+  EXPECT_EQ(r.comparison, Comparison::at_least);  // what a threshold would be
+  r = rate_result(Quantity::peer_copy, 391.0, std::nullopt, 335.0, 0.75, "peer");
   EXPECT_EQ(r.verdict, Verdict::pass);  // Azure's peer minimum, given by hand
+}
+
+TEST(CheckThresholds, EachRateNamesItsResult) {
+  const auto d2d = rate_result(Quantity::device_to_device, 1, 2.0, std::nullopt, 0.75, "d2d");
+  EXPECT_EQ(d2d.kind, Kind::memory);
+  EXPECT_EQ(d2d.name, "d2d");
+  const auto d2h = rate_result(Quantity::device_to_host, 1, 2.0, std::nullopt, 0.75, "d2h");
+  EXPECT_EQ(d2h.kind, Kind::hostlink);
+  EXPECT_EQ(d2h.name, "d2h");
+  const auto peer = rate_result(Quantity::peer_copy, 1, 2.0, std::nullopt, 0.75, "peer");
+  EXPECT_EQ(peer.kind, Kind::peer);
+  EXPECT_EQ(peer.name, "peer");
+  // Not a rate: a mistake of the caller's.
+  EXPECT_THROW(rate_result(Quantity::pcie_link, 1, 2.0, std::nullopt, 0.75, "x"),
+               std::invalid_argument);
 }

@@ -126,7 +126,8 @@ TEST(Remediation, PcieDowntrainingNamesWhatTrainedDown) {
   EXPECT_NE(r.reason.find("below its maximum width under load"), std::string::npos) << r.reason;
   r = find(health_results(h, PcieLink{3, 4}), "pcie_link");
   EXPECT_NE(r.reason.find("generation, width"), std::string::npos) << r.reason;
-  EXPECT_DOUBLE_EQ(r.value.value_or(0), pcie_theoretical_gbps(3, 4));
+  EXPECT_DOUBLE_EQ(r.value.value_or(0), pcie_theoretical_gbps(3, 4) * kBytesPerGB);
+  EXPECT_EQ(r.quantity, Quantity::pcie_link);
 }
 
 TEST(Remediation, NvlinkFabricState) {

@@ -57,14 +57,51 @@ std::set<Kind> parse_kind_list(std::string_view list, std::string_view source);
 std::set<Kind> select_kinds(const std::optional<std::string>& only, std::string_view only_source,
                             const std::optional<std::string>& skip, std::string_view skip_source);
 
+// What a result's value (and threshold) measures; each is held in its base unit
+// (base_unit): bytes, bytes per second, a ratio, or a plain number (a count, a flag, a bit
+// mask). Renderers choose how to show them (GiB, GB/s, percent).
+enum class Quantity {
+  none,                         // no value (a result that only has a verdict and a reason)
+  qualifying_devices,           // identity "count": devices meeting the requirements
+  cuda_devices,                 // identity "nvml_devices": GPUs CUDA lists (threshold: NVML's)
+  other_processes,              // occupancy "processes"
+  memory_used_by_others,        // occupancy "used_memory": bytes
+  gpu_utilization,              // occupancy "utilization": the highest reading, 0 to 1
+  compute_wrong_elements,       // compute
+  device_to_device,             // memory "d2d": bytes/s (a copy's read + write)
+  host_to_device,               // hostlink "h2d": bytes/s
+  device_to_host,               // hostlink "d2h": bytes/s
+  peer_copy,                    // peer: bytes/s
+  ecc_enabled,                  // health "ecc_mode": 1 enabled, 0 disabled
+  ecc_uncorrected_errors,       // health "ecc_uncorrected"
+  retired_pages,                // health "retired_pages"
+  uncorrectable_remapped_rows,  // health "row_remap"
+  clock_event_reasons,          // health "throttle": NVML's reason bits as a number
+  pcie_link,                    // health "pcie_link": bytes/s, one direction
+  nvlinks_up,                   // health "nvlink"
+  xid_events,                   // xid "xid"
+  other_gpu_xid_events,         // xid "xid_other_gpus"
+  kernel_log_lines,             // xid "kernel_log"
+};
+// Every quantity but none, in the order above.
+const std::vector<Quantity>& all_quantities();
+
+enum class BaseUnit { number, bytes, bytes_per_second, ratio };
+BaseUnit base_unit(Quantity q);
+
+// How a value meets its threshold: value >= threshold (at_least), <= (at_most), < (below),
+// == (equal); none where the result has no threshold to meet.
+enum class Comparison { none, at_least, at_most, below, equal };
+
 struct CheckResult {
   Kind kind = Kind::identity;
   std::string name;  // "identity", "ecc_mode", "h2d", "peer" ... (unique with `peer`)
   Verdict verdict = Verdict::skipped;
-  std::optional<double> value;
-  std::optional<double> threshold;
-  std::string unit;         // "GB/s", "errors", "elements", ...
-  std::string comparison;   // how value meets threshold: ">=", "<=", "==" ("" if none)
+  // What `value` measures; none exactly when there is no value.
+  Quantity quantity = Quantity::none;
+  std::optional<double> value;      // in the quantity's base unit
+  std::optional<double> threshold;  // the same unit
+  Comparison comparison = Comparison::none;
   std::string reason;       // why (always set for warn, fail and skipped)
   std::optional<int> peer;  // peer checks: the destination device's ordinal
   // A measurement taken while other processes used the device: who ("" when it was not).
@@ -135,7 +172,7 @@ std::string sharers(const Occupancy& occupancy, const OccupancyPolicy& policy);
 // "" when one can.
 std::string context_blocked(const Occupancy& occupancy);
 // Marks a measurement as taken while `sharers` used the device: the reason says so, and a
-// shortfall (a rate that failed ">=" its threshold) becomes a warning, a fail only under
+// shortfall (a rate that failed to reach its threshold) becomes a warning, a fail only under
 // --require-idle. Applied to a rate before a data error overrides it: wrong data fails
 // whoever shares the device.
 void mark_shared(CheckResult& result, const std::string& sharers, const OccupancyPolicy& policy);
@@ -226,12 +263,17 @@ double memory_theoretical_gbps(int bus_width_bits, int memory_clock_khz);
 // NVLink 4.0) and a plain number on older ones, and has been seen wrong for Hopper.
 double nvlink_link_gbps(ComputeCapability cc);
 
-// A bandwidth check: the threshold is `minimum` where given, else `fraction` of
-// `theoretical`; pass when `measured` reaches it. Skipped (with the measured value) where
-// neither is known, never a pass.
-CheckResult rate_result(Kind kind, std::string name, double measured,
-                        std::optional<double> theoretical, std::optional<double> minimum,
-                        double fraction, const std::string& what);
+// Bytes per second in a GB/s (1e9 bytes/s): the rates above and the minimums of Thresholds
+// are in GB/s, results in bytes per second.
+inline constexpr double kBytesPerGB = 1e9;
+
+// A bandwidth check of `rate` (device_to_device, host_to_device, device_to_host or
+// peer_copy: the result's kind and name follow, "d2d", "h2d", "d2h", "peer"): the threshold
+// is `minimum` where given, else `fraction` of `theoretical`; pass when `measured` reaches
+// it. Skipped (with the measured value) where neither is known, never a pass. Its arguments
+// are in GB/s, the result's value and threshold in bytes per second.
+CheckResult rate_result(Quantity rate, double measured, std::optional<double> theoretical,
+                        std::optional<double> minimum, double fraction, const std::string& what);
 
 // The health check from NVML's readings; `busy_link` is the PCIe link read while the link
 // was busy (absent: not read).
