@@ -201,7 +201,7 @@ TEST(DeviceDataTable, UnknownValuesAreNamedAndExplained) {
   EXPECT_THROW(d.align_bytes(4), RequirementError);
   // Fully known rows have no unknown inputs.
   for (const char* arch : {"sm_75", "sm_90", "sm_110", "sm_121"})
-    EXPECT_TRUE(DeviceData(arch).unknown_occupancy_inputs().empty()) << arch;
+    EXPECT_TRUE(DeviceData(Arch::parse(arch, "test")).unknown_occupancy_inputs().empty()) << arch;
 
   // JSON: null where the table says null, the PyCUDA names too.
   const nlohmann::json j = d;

@@ -84,7 +84,8 @@ TEST(OccupancyRecord, HandComputedCases) {
     SCOPED_TRACE(std::string(c.arch) + " threads=" + std::to_string(c.threads) +
                  " smem=" + std::to_string(c.smem) + " regs=" + std::to_string(c.regs) +
                  " barriers=" + std::to_string(c.barriers));
-    const OccupancyRecord r(DeviceData(c.arch), c.threads, c.smem, c.regs, c.barriers);
+    const OccupancyRecord r(DeviceData(Arch::parse(c.arch, "test")), c.threads, c.smem, c.regs,
+                            c.barriers);
     EXPECT_EQ(r.tb_per_mp, c.tb_per_mp);
     EXPECT_EQ(r.limited_by, c.limited_by);
     EXPECT_EQ(r.warps_per_mp, c.warps_per_mp);
@@ -147,8 +148,11 @@ TEST(BlockSize, OneRangeForEveryFlag) {
                 "--threads \"" + std::string(text) + "\": expected a whole number 1..1024");
     }
   }
-  for (const DeviceProperties& row : known_architectures())
-    if (row.max_threads_per_block != 0) EXPECT_EQ(row.max_threads_per_block, kMaxBlockThreads);
+  for (const DeviceProperties& row : known_architectures()) {
+    if (row.max_threads_per_block != 0) {
+      EXPECT_EQ(row.max_threads_per_block, kMaxBlockThreads) << row.name;
+    }
+  }
 }
 
 TEST(OccupancyRecord, ImpossibleBlocksAreUsageErrorsNamingLimitAndValue) {

@@ -138,7 +138,7 @@ TEST_F(OccupancyGpu, AgreesWithTheDriverOnEveryConfiguration) {
   const DeviceData live(device());
   const DeviceProperties* row = find_architecture(device().compute_capability());
   ASSERT_NE(row, nullptr);
-  const DeviceData table(row->name);
+  const DeviceData table(Arch::parse(row->name, "test"));
   const std::size_t optin = live.properties().shared_memory_per_block_optin;
   const std::size_t default_limit = live.properties().shared_memory_per_block;
   const std::string ptx = read_ptx();
