@@ -168,6 +168,22 @@ void check_positive_value(long long value, const char* field) {
                      std::to_string(value) + ")");
 }
 
+// The table row of `architecture` (DeviceData(const Arch&, ...) says what it refuses).
+const DeviceProperties& table_row(const Arch& architecture, std::string_view source,
+                                  std::string_view spelled) {
+  // Outside the grammar (a malformed image's sm_5): the grammar's refusal, as for its name.
+  const ComputeCapability& cc = architecture.cc;
+  if (cc.major < 1 || cc.major > 99 || cc.minor < 0 || cc.minor > 9)
+    (void)Arch::parse(architecture.str(), source);
+  const DeviceProperties* row = find_architecture(cc);
+  if (!row)
+    throw UsageError(std::string(source) + " " +
+                     quote_input(spelled.empty() ? architecture.str() : spelled) +
+                     ": compute capability " + cc.str() +
+                     " is not in cudatool's table (known: " + known_list() + ")");
+  return *row;
+}
+
 bool valid_word_size(int word_size) {
   return word_size == 1 || word_size == 2 || word_size == 4 || word_size == 8 || word_size == 16;
 }
@@ -229,17 +245,7 @@ DeviceData::DeviceData(DeviceProperties properties, DeviceDataOrigin origin)
 }
 
 DeviceData::DeviceData(const Arch& architecture, std::string_view source, std::string_view spelled)
-    : origin_(DeviceDataOrigin::architecture_table) {
-  const std::string name = architecture.str();
-  // Outside the grammar (a malformed image's sm_5): the grammar's refusal, as for its name.
-  if (!Arch::try_parse(name)) (void)Arch::parse(name, source);
-  const DeviceProperties* row = find_architecture(architecture.cc);
-  if (!row)
-    throw UsageError(std::string(source) + " " + quote_input(spelled.empty() ? name : spelled) +
-                     ": compute capability " + architecture.cc.str() +
-                     " is not in cudatool's table (known: " + known_list() + ")");
-  *this = DeviceData(*row, DeviceDataOrigin::architecture_table);
-}
+    : DeviceData(table_row(architecture, source, spelled), DeviceDataOrigin::architecture_table) {}
 
 DeviceData::DeviceData(const Device& device) : origin_(DeviceDataOrigin::device) {
   const ComputeCapability cc = device.compute_capability();
