@@ -12,6 +12,7 @@
 
 namespace {
 
+using cudatool::Arch;
 using cudatool::DeviceData;
 using cudatool::OccupancyRecord;
 
@@ -32,7 +33,7 @@ std::vector<Config> configs() {
 }
 
 void BM_OccupancyRecord(benchmark::State& state) {
-  const DeviceData devdata("sm_90");
+  const DeviceData devdata(Arch::parse("sm_90", "--arch"));
   const std::vector<Config> inputs = configs();
   std::size_t i = 0;
   for (auto _ : state) {
@@ -49,7 +50,7 @@ BENCHMARK(BM_OccupancyRecord);
 // from the product's GPCs, the largest size and every size (goal: as fast as one record,
 // side by side with BM_OccupancyRecord).
 void BM_ClusterQuery(benchmark::State& state) {
-  const DeviceData devdata("sm_90");
+  const DeviceData devdata(Arch::parse("sm_90", "--arch"));
   std::string reason;
   const cudatool::ClusterTopology* topology = cudatool::cluster_topology_for(devdata, reason);
   const std::vector<Config> inputs = configs();
@@ -70,7 +71,7 @@ BENCHMARK(BM_ClusterQuery);
 
 // The clusters alone, from a per-SM figure already computed.
 void BM_ClusterOccupancyOnly(benchmark::State& state) {
-  const DeviceData devdata("sm_90");
+  const DeviceData devdata(Arch::parse("sm_90", "--arch"));
   std::string reason;
   const cudatool::ClusterTopology* topology = cudatool::cluster_topology_for(devdata, reason);
   int i = 0;
@@ -84,7 +85,7 @@ void BM_ClusterOccupancyOnly(benchmark::State& state) {
 BENCHMARK(BM_ClusterOccupancyOnly);
 
 void BM_FullBlockSizeSweep(benchmark::State& state) {
-  const DeviceData devdata("sm_90");
+  const DeviceData devdata(Arch::parse("sm_90", "--arch"));
   const std::vector<int> sizes = cudatool::default_block_sizes(devdata);
   for (auto _ : state) {
     auto sweep = cudatool::sweep_block_sizes(devdata, sizes, 10240, 37);
@@ -96,7 +97,7 @@ void BM_FullBlockSizeSweep(benchmark::State& state) {
 BENCHMARK(BM_FullBlockSizeSweep)->Unit(benchmark::kMicrosecond);
 
 void BM_RegisterSweep(benchmark::State& state) {
-  const DeviceData devdata("sm_90");
+  const DeviceData devdata(Arch::parse("sm_90", "--arch"));
   for (auto _ : state) {
     auto sweep = cudatool::sweep_registers(devdata, 256, 10240);
     auto steps = cudatool::sweep_steps(sweep);
@@ -106,7 +107,7 @@ void BM_RegisterSweep(benchmark::State& state) {
 BENCHMARK(BM_RegisterSweep)->Unit(benchmark::kMicrosecond);
 
 void BM_SharedMemorySweep(benchmark::State& state) {
-  const DeviceData devdata("sm_90");
+  const DeviceData devdata(Arch::parse("sm_90", "--arch"));
   for (auto _ : state) {
     auto sweep = cudatool::sweep_shared_memory(devdata, 256, 37);
     auto steps = cudatool::sweep_steps(sweep);
@@ -117,7 +118,7 @@ BENCHMARK(BM_SharedMemorySweep)->Unit(benchmark::kMicrosecond);
 
 void BM_DeviceDataFromArchitecture(benchmark::State& state) {
   for (auto _ : state) {
-    DeviceData devdata("sm_90");
+    DeviceData devdata(Arch::parse("sm_90", "--arch"));
     benchmark::DoNotOptimize(devdata.properties().max_threads_per_block);
   }
 }

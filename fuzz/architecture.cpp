@@ -1,6 +1,6 @@
 // libFuzzer harness: the one architecture grammar (Arch::parse, lib/src/base/arch.cpp) that
 // every flag taking an architecture uses (occupancy/kernels/compile --arch, --min-cc), and
-// the table lookup on top of it (parse_architecture, lib/src/occupancy/device_data.cpp).
+// the table lookup on top of it (DeviceData(Arch), lib/src/occupancy/device_data.cpp).
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -21,12 +21,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const cudatool::UsageError&) {
     if (parsed) std::abort();
   }
+  if (!parsed) return 0;
   try {
-    const cudatool::ComputeCapability cc = cudatool::parse_architecture(text, "--arch");
-    // A name the table accepts gives a DeviceData with the table's limits.
-    const cudatool::DeviceData devdata(cc.str(), "--arch");
-    if (devdata.properties().compute_capability != cc) std::abort();
+    // A name the table accepts gives a DeviceData with the table's limits: its row's.
+    const cudatool::DeviceData devdata(*parsed, "--arch", text);
+    const cudatool::DeviceProperties* row = cudatool::find_architecture(parsed->cc);
+    if (row == nullptr || devdata.properties().compute_capability != row->compute_capability)
+      std::abort();
   } catch (const cudatool::UsageError&) {
+    if (cudatool::find_architecture(parsed->cc) != nullptr) std::abort();
   }
   return 0;
 }

@@ -6,7 +6,6 @@
 
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -82,12 +81,9 @@ bench::Config make_config(const BenchPoolOptions& o) {
   c.pool.small_block_bytes = static_cast<std::size_t>(small);
   c.pool.shards = static_cast<unsigned>(in_range(o.shards, 0, 256, "--shards"));
   c.host_alloc_flags = bench::parse_host_alloc_flags(o.pinned_flags, "--pinned-flags");
-  if (!o.allocators.empty()) {
-    std::stringstream list(o.allocators);
-    std::string item;
-    while (std::getline(list, item, ','))
+  if (!o.allocators.empty())
+    for (const std::string& item : split_list(o.allocators, "--allocators", "pool,raw"))
       c.allocators.push_back(bench::parse_allocator_kind(item, "--allocators"));
-  }
   // The engine's messages name the settings as this command line spells them.
   c.names = {.benchmark = "bench-pool",
              .size = "--size",

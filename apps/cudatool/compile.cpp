@@ -15,6 +15,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/file_io.hpp"
 #include "cudatool/base/numbers.hpp"
+#include "cudatool/occupancy/occupancy.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
@@ -42,7 +43,7 @@ ExitStatus run_compile(CompileFlags& f, const GlobalOptions& global) {
   // reading of a leading 0).
   if (f.maxrregcount_text)
     f.maxrregcount = parse_int(*f.maxrregcount_text, "--maxrregcount", 1, 255);
-  if (f.threads_text) f.threads = parse_int(*f.threads_text, "--threads", 1, 1 << 20);
+  if (f.threads_text) f.threads = parse_block_size(*f.threads_text, "--threads");
   const CompileFlags& flags = f;
   if (flags.cache_stats || flags.cache_clear || flags.cache_trim) {
     if (!flags.file.empty())
@@ -167,7 +168,7 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
                 "Load the module on the GPU and check the offline resources against the "
                 "driver's (exit 8 on any difference)");
   sub->add_option("--threads", f->threads_text,
-                  "Add each kernel's occupancy at this block size (1-1048576)");
+                  "Add each kernel's occupancy at this block size (1 to 1024)");
   sub->add_option("--compiler", f->compiler,
                   "Engine: nvrtc (in-process) or nvcc; default: chosen for the file")
       ->check(CLI::IsMember({"nvrtc", "nvcc"}));

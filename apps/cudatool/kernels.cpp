@@ -14,6 +14,7 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/text.hpp"
+#include "cudatool/occupancy/occupancy.hpp"
 #include "kernels_compare.hpp"
 #include "kernels_json.hpp"
 #include "kernels_render.hpp"
@@ -51,7 +52,7 @@ KernelsRequest make_request(const KernelsOptions& o, GlobalOptions& global) {
   for (const std::string& list : o.arch_lists)
     for (const std::string& item : split_list(list, "--arch", "sm_80,sm_90"))
       request.scan.arch.push_back(Arch::parse(item, "--arch"));
-  if (o.threads) request.threads = parse_int(*o.threads, "--threads", 1, 1024);
+  if (o.threads) request.threads = parse_block_size(*o.threads, "--threads");
   if (o.jobs) request.jobs = static_cast<unsigned>(parse_int(*o.jobs, "--jobs", 1, 1024));
   const auto& columns = kernel_sort_columns();
   if (o.sort && std::find(columns.begin(), columns.end(), *o.sort) == columns.end()) {

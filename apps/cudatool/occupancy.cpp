@@ -60,7 +60,7 @@ void ask_driver_for_clusters(OccupancyReport& report, const Device& device) {
 
 // --product: its architecture's table row with the product's SM count.
 DeviceData product_data(const ClusterTopology& product) {
-  DeviceProperties p = DeviceData(product.compute_capability.sm(), "--product").properties();
+  DeviceProperties p = DeviceData(Arch{.cc = product.compute_capability}, "--product").properties();
   p.sm_count = product.sm_count;
   p.sm_count_part = product.product;
   return DeviceData(std::move(p), DeviceDataOrigin::architecture_table);
@@ -72,7 +72,7 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
   std::optional<Device> live;
   const auto device_data = [&]() -> std::pair<DeviceData, std::string> {
     // The table only, no driver: --arch as given, or the kernel's image's architecture.
-    if (o.arch) return {DeviceData(*o.arch, "--arch"), ""};
+    if (request.arch) return {DeviceData(*request.arch, "--arch", *o.arch), ""};
     if (request.product) return {product_data(*request.product), ""};
     if (request.source && !o.device) return {DeviceData(request.source->arch, "architecture"), ""};
     use_device_cache(o.fresh, "--fresh");

@@ -31,6 +31,7 @@ struct OccupancyOptions {
 // for after (occupancy.cpp).
 struct OccupancyRequest {
   OccupancyQuestion question = OccupancyQuestion::launch;
+  std::optional<Arch> arch;    // --arch, parsed once (its table row is read where it is used)
   std::optional<int> threads;  // nullopt where the block size is swept
   int registers = 0;
   std::size_t shared_mem = 0;

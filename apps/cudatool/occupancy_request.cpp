@@ -2,7 +2,6 @@
 // through the one strict parser, the question the sweep flags ask, and the kernel of
 // --kernel-from, found and checked against the block size as kernels and compile check it.
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,17 +24,17 @@ int parse_count(const std::string& text, const std::string& flag, int minimum) {
   return parse_int(text, flag, minimum);
 }
 
-// "64,128,256": block sizes, each a whole number of at least 1 (the list split by the one
-// splitter of list-valued flags, base/text.hpp).
+// "64,128,256": block sizes, each 1..kMaxBlockThreads (occupancy.hpp; the list split by the
+// one splitter of list-valued flags, base/text.hpp).
 std::vector<int> parse_block_size_list(const std::string& text) {
   std::vector<int> sizes;
   for (const std::string& item : split_list(text, "--sweep", "64,128,256")) {
     try {
-      sizes.push_back(parse_count(item, "--sweep", 1));
+      sizes.push_back(parse_block_size(item, "--sweep"));
     } catch (const UsageError&) {
       throw UsageError("--sweep " + quote_input(text) + ": entry " + quote_input(item) +
                        " is not a block size (a whole number 1.." +
-                       std::to_string(std::numeric_limits<int>::max()) + ")");
+                       std::to_string(kMaxBlockThreads) + ")");
     }
   }
   return sizes;
@@ -119,7 +118,7 @@ KernelSource find_kernel_source(const OccupancyOptions& o, const std::optional<A
 
 OccupancyRequest occupancy_request(const OccupancyOptions& o) {
   const OccupancyQuestion question = question_of(o);
-  const int threads = o.threads ? parse_count(*o.threads, "--threads", 1) : 0;
+  const int threads = o.threads ? parse_block_size(*o.threads, "--threads") : 0;
   int registers = o.regs ? parse_count(*o.regs, "--regs", 0) : 0;
   std::size_t shared_mem = o.smem ? parse_size(*o.smem, "--smem") : 0;
   int barriers = o.barriers ? parse_count(*o.barriers, "--barriers", 0) : 1;
@@ -180,6 +179,7 @@ OccupancyRequest occupancy_request(const OccupancyOptions& o) {
                      "non-portable sizes (cudaFuncAttributeNonPortableClusterSizeAllowed) may "
                      "use up to 16 on Hopper: add --non-portable");
   return {.question = question,
+          .arch = arch_flag,
           .threads = o.threads ? std::optional<int>(threads) : std::nullopt,
           .registers = registers,
           .shared_mem = shared_mem,

@@ -37,6 +37,7 @@ __all__ = [
     "Error",
     "LogicError",
     "UsageError",
+    "InputError",
     "RuntimeError",
     "DriverNotFound",
     "NoDevice",
@@ -226,6 +227,7 @@ class Error(Exception):
     cuda_error_code: int | None
 class LogicError(Error): ...
 class UsageError(LogicError, ValueError): ...
+class InputError(UsageError): ...
 class RuntimeError(Error, builtins.RuntimeError): ...  # noqa: A001
 class DriverNotFound(RuntimeError):
     library: str | None

@@ -33,6 +33,11 @@ class UsageError(LogicError, builtins.ValueError):
     status = "usage"
 
 
+class InputError(UsageError):
+    """A file whose contents are malformed: a truncated or corrupt binary, a JSON document of
+    the wrong shape, an empty file (exit 2, as every UsageError)."""
+
+
 class RuntimeError(Error, builtins.RuntimeError):  # noqa: A001 - PyCUDA's name
     """Something in the environment failed: the driver, the device, the file system."""
 

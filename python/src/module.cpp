@@ -232,6 +232,8 @@ void raise_translated(const std::exception& e) {
     name = "NoDevice";
   else if (dynamic_cast<const LibraryNotFoundError*>(&e))
     name = "DriverNotFound";
+  else if (dynamic_cast<const InputError*>(&e))
+    name = "InputError";
   else if (dynamic_cast<const UsageError*>(&e))
     name = "UsageError";
   else if (dynamic_cast<const CompileError*>(&e))
@@ -309,7 +311,8 @@ NB_MODULE(_cudatool, m) {
                   "DeviceData: give an architecture or device=, not both (an architecture needs "
                   "no GPU, device= reads a real one)");
             if (arch) {
-              PyDeviceData d{DeviceData(std::string_view(*arch), "--arch"), {"--arch", *arch}};
+              PyDeviceData d{DeviceData(Arch::parse(*arch, "--arch"), "--arch", *arch),
+                             {"--arch", *arch}};
               new (self) PyDeviceData(std::move(d));
               return;
             }

@@ -107,6 +107,9 @@ TEST(CliBenchPool, BadInputIsOneLineWithExitTwo) {
       {{"--leading-bits", "13"}, "--leading-bits"},
       {{"--allocators", "pool,stream"}, "not offered by the host backend"},
       {{"--allocators", "cub"}, "unknown allocator \"cub\""},
+      // An empty entry, as every list flag refuses one (it was taken before).
+      {{"--allocators", "pool,"}, "--allocators \"pool,\": an empty entry in the list"},
+      {{"--allocators", ",raw"}, "--allocators \",raw\": an empty entry in the list"},
       {{"--pinned-flags", "mapped"}, "unknown flag \"mapped\""},
   };
   for (const auto& [extra, expected] : cases) {

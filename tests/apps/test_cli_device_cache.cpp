@@ -91,7 +91,7 @@ class DeviceCache : public ::testing::Test {
       buses += (buses.empty() ? "" : ",") + std::string(bus);
     }
     o.env = {{"CUDATOOL_LIBCUDA", libcuda_},
-             {"CUDATOOL_LIBNVML", std::string(CUDATOOL_FAKE_NVML_INVENTORY)},
+             {"CUDATOOL_LIBNVML", std::string(CUDATOOL_FAKE_LIBNVML)},
              {"CUDATOOL_TEST_SYSTEM_ROOT", root_.string()},
              {"CUDATOOL_TEST_PROC_DRIVER_VERSION", (root_ / "proc/driver/nvidia/version").string()},
              {"CUDATOOL_TEST_DEVICE_CACHE_WITH_LIBCUDA", "1"},
@@ -110,7 +110,8 @@ class DeviceCache : public ::testing::Test {
              {"CUDA_MPS_PIPE_DIRECTORY", std::nullopt},
              {"CUDATOOL_FRESH", std::nullopt},
              {"CUDATOOL_NO_NVML", std::nullopt},
-             {"FAKE_NVML_MIG", std::nullopt},
+             {"FAKE_NVML_MIG", "na"},  // a GPU without MIG unless a test says otherwise
+             {"FAKE_NVML_DISPLAY", "0,0"},
              {"FAKE_NVML_ECC", std::nullopt},
              {"FAKE_NVML_NO_FIELDS", std::nullopt}};
     for (const auto& [k, v] : extra) o.env[k] = v;

@@ -148,5 +148,35 @@ TEST_F(CliKernelOccupancy, ARequiredBlockSizeIsNotTheMaxThreadsAttribute) {
   EXPECT_TRUE(seen) << r.out;
 }
 
+// One block-size range for every --threads (occupancy.hpp kMaxBlockThreads), with one
+// message: compile took up to 2^20 and occupancy up to INT_MAX before.
+TEST_F(CliKernelOccupancy, EveryThreadsFlagTakesTheSameRange) {
+  const fs::path cubin = dir_ / "sm_90.cubin";
+  auto r = run_cudatool(
+      {"compile", source(), "--arch", "sm_90", "--no-cache", "-o", cubin.string()}, options());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string threads : {"0", "1025", "2048", "1048576"}) {
+    SCOPED_TRACE(threads);
+    const std::string says =
+        "cudatool: --threads \"" + threads + "\": expected a whole number 1..1024\n";
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"compile", source(), "--arch", "sm_90", "--no-cache"},
+          std::vector<std::string>{"kernels", cubin.string()},
+          std::vector<std::string>{"occupancy", "--arch", "sm_90"},
+          std::vector<std::string>{"occupancy", "--kernel-from", cubin.string(), "--kernel",
+                                   "tiled", "--arch", "sm_90"}}) {
+      std::vector<std::string> with = args;
+      with.insert(with.end(), {"--threads", threads});
+      SCOPED_TRACE(with.front());
+      r = run_cudatool(with, options());
+      EXPECT_EQ(r.exit_code, 2);
+      EXPECT_EQ(r.err, says);
+    }
+  }
+  // 1024 itself is a block size everywhere.
+  r = run_cudatool({"occupancy", "--arch", "sm_90", "--threads", "1024"}, options());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 }  // namespace
 }  // namespace cudatool::testing

@@ -137,10 +137,10 @@ TEST(CliOccupancy, BadInputIsOneLineOnStderrAndExitTwo) {
     std::string says;
   };
   const std::vector<Bad> cases = {
-      {{"--arch", "sm_90", "--threads", "0"},
-       "--threads \"0\": expected a whole number 1..2147483647"},
+      {{"--arch", "sm_90", "--threads", "0"}, "--threads \"0\": expected a whole number 1..1024"},
       {{"--arch", "sm_90", "--threads", "-1"}, "--threads \"-1\""},
-      {{"--arch", "sm_90", "--threads", "1025"}, "1025 is above the maximum of 1024"},
+      {{"--arch", "sm_90", "--threads", "1025"},
+       "--threads \"1025\": expected a whole number 1..1024"},
       {{"--arch", "sm_90", "--threads", "abc"}, "--threads \"abc\""},
       {{"--arch", "sm_90", "--threads", "1.5"}, "--threads \"1.5\""},
       {{"--arch", "sm_90", "--threads", "256", "--regs", "256"}, "256 is above the maximum of 255"},
@@ -159,7 +159,8 @@ TEST(CliOccupancy, BadInputIsOneLineOnStderrAndExitTwo) {
       {{"--arch", "sm_90", "--sweep", "64,0"}, "entry \"0\""},
       {{"--arch", "sm_90", "--sweep", "64,"},
        "--sweep \"64,\": an empty entry in the list (expected e.g. 64,128,256)"},
-      {{"--arch", "sm_90", "--sweep", "64,2048"}, "2048 is above the maximum of 1024"},
+      {{"--arch", "sm_90", "--sweep", "64,2048"},
+       "entry \"2048\" is not a block size (a whole number 1..1024)"},
       {{"--arch", "sm_90", "--sweep", "--threads", "64"}, "leave out --threads"},
       {{"--arch", "sm_90"}, "--threads is required"},
       {{"--arch", "sm_90", "--sweep-regs"}, "--sweep-regs needs --threads"},

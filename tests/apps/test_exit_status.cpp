@@ -13,6 +13,8 @@ namespace {
 
 TEST(ExitStatus, MapsEachErrorClassToItsCode) {
   EXPECT_EQ(exit_status_for(UsageError("x")), ExitStatus::usage);
+  // A malformed file keeps the usage code it always had (the JSON error document too).
+  EXPECT_EQ(exit_status_for(InputError("x")), ExitStatus::usage);
   EXPECT_EQ(exit_status_for(LibraryNotFoundError("x", "libcuda.so.1")), ExitStatus::no_driver);
   EXPECT_EQ(exit_status_for(DeviceNotFoundError("x")), ExitStatus::no_device);
   EXPECT_EQ(exit_status_for(RequirementError("x")), ExitStatus::no_device);

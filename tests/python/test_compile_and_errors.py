@@ -45,6 +45,7 @@ def test_compile_error_has_the_log(tmp_path):
 def test_hierarchy():
     E = cudatool
     assert issubclass(E.UsageError, E.LogicError) and issubclass(E.LogicError, E.Error)
+    assert issubclass(E.InputError, E.UsageError) and E.InputError.exit_code == 2
     assert issubclass(E.DriverNotFound, E.RuntimeError) and issubclass(E.NoDevice, E.RuntimeError)
     assert issubclass(E.UnknownValueError, E.RequirementError)
     assert issubclass(E.RuntimeError, RuntimeError) and issubclass(E.MemoryError, MemoryError)

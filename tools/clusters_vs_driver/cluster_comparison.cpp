@@ -63,7 +63,8 @@ ClusterComparisonCounts compare_cluster_record(const std::string& text, const st
                   " with " + std::to_string(sm_count) + " SMs");
     cmp.counts.product = topology->product;
     // The offline per-SM figure: the architecture table's row, as `occupancy --arch` gives it.
-    const DeviceData table(device.at("compute_capability").get<std::string>(), source);
+    const std::string cc = device.at("compute_capability").get<std::string>();
+    const DeviceData table(Arch::parse(cc, source), source, cc);
 
     std::map<std::pair<int, int>, int> per_sm_of_live_0;  // (threads, shared) -> blocks
     for (const auto& kernel : record.at("kernels")) {

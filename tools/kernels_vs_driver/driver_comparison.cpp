@@ -151,10 +151,10 @@ void compare_image(const ImageKernels& image, const Context& context, const Devi
 ComparisonCounts compare_file_with_driver(const std::string& path, const Context& context,
                                           std::ostream& log, std::size_t max_printed) {
   const ComputeCapability cc = context.device().compute_capability();
-  const std::string arch = cc.sm();  // "sm_90" also keeps sm_90a (and PTX, not compared)
-  const DeviceData table(arch);
+  const Arch device_arch{.cc = cc};  // sm_90 also keeps sm_90a (and PTX, not compared)
+  const DeviceData table(device_arch);
   ScanOptions options;
-  options.arch = {Arch::parse(arch, "the device's architecture")};
+  options.arch = {device_arch};
   options.keep_kernels = false;
   std::mutex mutex;
   ComparisonCounts total;
@@ -182,13 +182,13 @@ ComparisonCounts compare_file_with_driver(const std::string& path, const Context
     if (printed++ >= max_printed) break;
     log << printable(line, 400) << '\n';
   }
-  log << printable(path, 400) << ": " << total.images << " " << arch << " images, " << total.kernels
-      << " kernels, " << total.kernels * 5 << " attributes and " << total.occupancy_checks
-      << " occupancy queries compared: " << total.differences << " differences ("
-      << total.by_enumeration << " through their enumerated handle, " << total.not_comparable
-      << " the driver cannot load; " << total.relocatable_images << " relocatable, "
-      << total.not_loadable_images << " refused by the driver, " << total.unreadable_images
-      << " unreadable images)\n";
+  log << printable(path, 400) << ": " << total.images << " " << device_arch.str() << " images, "
+      << total.kernels << " kernels, " << total.kernels * 5 << " attributes and "
+      << total.occupancy_checks << " occupancy queries compared: " << total.differences
+      << " differences (" << total.by_enumeration << " through their enumerated handle, "
+      << total.not_comparable << " the driver cannot load; " << total.relocatable_images
+      << " relocatable, " << total.not_loadable_images << " refused by the driver, "
+      << total.unreadable_images << " unreadable images)\n";
   return total;
 }
 

@@ -149,7 +149,7 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
   }
   if (st.st_size == 0) {
     ::close(fd);
-    throw UsageError(path + ": empty file");
+    throw InputError(path + ": empty file");
   }
   size_ = static_cast<std::size_t>(st.st_size);
   device_ = st.st_dev;
@@ -221,7 +221,7 @@ bool MappedFile::changed() const {
 
 void MappedFile::check_unchanged() const {
   if (!changed()) return;
-  throw UsageError(path_ +
+  throw InputError(path_ +
                    ": the file changed while it was read (truncated or written to): read it "
                    "again once nothing writes it");
 }

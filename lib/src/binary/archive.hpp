@@ -20,7 +20,7 @@ struct ArchiveMember {
 // Whether the bytes start with an ar archive's magic, a thin archive's ("!<thin>\n")
 // included, so that read_ar_archive can say what it is.
 bool is_ar_archive(std::span<const std::uint8_t> bytes);
-// Throws UsageError for a malformed archive, and for a thin one (its members are files of
+// Throws InputError for a malformed archive, and for a thin one (its members are files of
 // their own, named in it: "a thin archive ...: name the objects instead").
 std::vector<ArchiveMember> read_ar_archive(const ByteReader& r);
 

@@ -18,11 +18,11 @@ const std::string& ByteReader::no_source() {
 }
 
 void ByteReader::fail(std::uint64_t offset, const std::string& message) const {
-  throw UsageError(source() + ": " + message + " at offset " + hex(origin_ + offset));
+  throw InputError(source() + ": " + message + " at offset " + hex(origin_ + offset));
 }
 
 void ByteReader::past_end(std::uint64_t offset, std::uint64_t length, std::string_view what) const {
-  throw UsageError(source() + ": " + std::string(what) + " at offset " + hex(origin_ + offset) +
+  throw InputError(source() + ": " + std::string(what) + " at offset " + hex(origin_ + offset) +
                    " (" + std::to_string(length) + " bytes) runs past the end of its " +
                    (origin_ == 0 ? "data" : "enclosing range") + " (" +
                    hex(origin_ + bytes_.size()) + ")");

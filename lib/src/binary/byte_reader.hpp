@@ -1,7 +1,7 @@
 // The one checked primitive under every read of a compiled binary: a byte span with the
 // name of where it came from. Every access is offset + length, overflow-checked against
 // the span, and loads are little-endian and safe at any alignment (memcpy). A failed
-// check throws UsageError naming the source, the offset and what was being read, e.g.
+// check throws InputError naming the source, the offset and what was being read, e.g.
 // "libfoo.so: section header 12 at offset 0x1f400 (64 bytes) runs past the end (0x1f420 bytes)".
 #pragma once
 
@@ -79,7 +79,7 @@ class ByteReader {
     return std::string_view(begin, static_cast<std::size_t>(static_cast<const char*>(end) - begin));
   }
 
-  // Throws UsageError "<source>: <message> at offset 0x<origin + offset>".
+  // Throws InputError "<source>: <message> at offset 0x<origin + offset>".
   [[noreturn]] void fail(std::uint64_t offset, const std::string& message) const;
   [[noreturn]] void past_end(std::uint64_t offset, std::uint64_t length,
                              std::string_view what) const;

@@ -51,7 +51,7 @@ constexpr int kRegisterGranularity = 256;  // registers allocated per warp in th
 constexpr int kSubPartitions = 4;
 
 [[noreturn]] void malformed(const ByteReader& r, const std::string& why) {
-  throw UsageError((r.source().empty() ? std::string() : r.source() + ": ") +
+  throw InputError((r.source().empty() ? std::string() : r.source() + ": ") +
                    "not a CUBIN: " + why);
 }
 
@@ -193,7 +193,7 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
   std::optional<ElfFile> parsed;
   try {
     parsed.emplace(r);
-  } catch (const UsageError& e) {
+  } catch (const InputError& e) {
     malformed(r, e.what());
   }
   const ElfFile& elf = *parsed;
@@ -251,7 +251,7 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
   std::vector<ElfSymbol> symbols;
   try {
     symbols = elf.symbols();
-  } catch (const UsageError& e) {
+  } catch (const InputError& e) {
     malformed(r, e.what());
   }
   if (symbols.empty()) malformed(r, "no symbol table");

@@ -53,7 +53,7 @@ class ElfFile {
  public:
   // True when the bytes start with the ELF magic.
   static bool is_elf(std::span<const std::uint8_t> bytes);
-  // Throws UsageError for anything that is not a well-formed ELF64 little-endian file:
+  // Throws InputError for anything that is not a well-formed ELF64 little-endian file:
   // every section with contents must lie inside the data.
   explicit ElfFile(ByteReader reader);
 

@@ -146,7 +146,7 @@ std::optional<FatbinContainer> container_at(const ByteReader& r, const std::uint
   try {
     FatbinContainer c = read_fatbin_container(r, p);
     if (!c.entries.empty()) return c;
-  } catch (const UsageError&) {
+  } catch (const InputError&) {
     // Bytes that look like a header but do not hold entries: not a container.
   }
   return std::nullopt;
@@ -414,13 +414,13 @@ std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
   };
   const std::uint64_t cap = decompression_cap(e.payload.size());
   if (e.decompressed_size == 0)
-    throw UsageError(where() + "compressed entry declares a decompressed size of 0");
+    throw InputError(where() + "compressed entry declares a decompressed size of 0");
   if (e.decompressed_size > cap)
-    throw UsageError(where() + "declared decompressed size " + std::to_string(e.decompressed_size) +
+    throw InputError(where() + "declared decompressed size " + std::to_string(e.decompressed_size) +
                      " is more than 30 x the " + std::to_string(e.payload.size()) +
                      " compressed bytes + 128 MiB: refused (a decompression bomb?)");
   if (e.decompressed_size > kDecompressedBytesLimit)
-    throw UsageError(where() + "declared decompressed size " + std::to_string(e.decompressed_size) +
+    throw InputError(where() + "declared decompressed size " + std::to_string(e.decompressed_size) +
                      " is more than the " + std::to_string(kDecompressedBytesLimit >> 20) +
                      " MiB cudatool holds decompressed at once: refused");
   const auto size = static_cast<std::size_t>(e.decompressed_size);
@@ -441,26 +441,26 @@ std::span<const std::uint8_t> Decompressor::contents(const FatbinEntry& e,
   if (e.compression == FatbinCompression::zstd) {
     const unsigned long long frame = ZSTD_getFrameContentSize(e.payload.data(), e.payload.size());
     if (frame == ZSTD_CONTENTSIZE_ERROR)
-      throw UsageError(where() + "corrupt zstd data (no valid frame header)");
+      throw InputError(where() + "corrupt zstd data (no valid frame header)");
     if (frame != ZSTD_CONTENTSIZE_UNKNOWN && frame != e.decompressed_size)
-      throw UsageError(where() + "zstd frame declares " + std::to_string(frame) +
+      throw InputError(where() + "zstd frame declares " + std::to_string(frame) +
                        " bytes, the entry " + std::to_string(e.decompressed_size));
     const std::size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(zstd_), out, size,
                                               e.payload.data(), e.payload.size());
     if (ZSTD_isError(n))
-      throw UsageError(where() + "corrupt zstd data (" + ZSTD_getErrorName(n) + ")");
+      throw InputError(where() + "corrupt zstd data (" + ZSTD_getErrorName(n) + ")");
     if (n != e.decompressed_size)
-      throw UsageError(where() + "zstd data decompressed to " + std::to_string(n) +
+      throw InputError(where() + "zstd data decompressed to " + std::to_string(n) +
                        " bytes, the entry declares " + std::to_string(e.decompressed_size));
   } else {
     if (e.payload.size() > 0x7fffffffu || e.decompressed_size > 0x7fffffffu)
-      throw UsageError(where() + "LZ4 entry larger than 2 GiB");
+      throw InputError(where() + "LZ4 entry larger than 2 GiB");
     const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(e.payload.data()),
                                       reinterpret_cast<char*>(out),
                                       static_cast<int>(e.payload.size()), static_cast<int>(size));
-    if (n < 0) throw UsageError(where() + "corrupt LZ4 data");
+    if (n < 0) throw InputError(where() + "corrupt LZ4 data");
     if (static_cast<std::uint64_t>(n) != e.decompressed_size)
-      throw UsageError(where() + "LZ4 data decompressed to " + std::to_string(n) +
+      throw InputError(where() + "LZ4 data decompressed to " + std::to_string(n) +
                        " bytes, the entry declares " + std::to_string(e.decompressed_size));
   }
   return std::span<const std::uint8_t>(out, size);
@@ -485,17 +485,17 @@ std::span<const std::uint8_t> Decompressor::prefix(const FatbinEntry& e, std::si
       const std::size_t before_in = in.pos, before_out = out.pos;
       const std::size_t r = ZSTD_decompressStream(dctx, &out, &in);
       if (ZSTD_isError(r))
-        throw UsageError(where() + "corrupt zstd data (" + ZSTD_getErrorName(r) + ")");
+        throw InputError(where() + "corrupt zstd data (" + ZSTD_getErrorName(r) + ")");
       if (r == 0 || (in.pos == before_in && out.pos == before_out)) break;
     }
     prefix_.resize(out.pos);
   } else {
     if (e.payload.size() > 0x7fffffffu || size > 0x7fffffffu)
-      throw UsageError(where() + "LZ4 entry larger than 2 GiB");
+      throw InputError(where() + "LZ4 entry larger than 2 GiB");
     const int n = LZ4_decompress_safe_partial(
         reinterpret_cast<const char*>(e.payload.data()), reinterpret_cast<char*>(prefix_.data()),
         static_cast<int>(e.payload.size()), static_cast<int>(size), static_cast<int>(size));
-    if (n < 0) throw UsageError(where() + "corrupt LZ4 data");
+    if (n < 0) throw InputError(where() + "corrupt LZ4 data");
     prefix_.resize(static_cast<std::size_t>(n));
   }
   return prefix_;

@@ -59,7 +59,7 @@ struct FatbinContainer {
 // header size 16, and an entry area inside the data).
 bool looks_like_fatbin_container(const ByteReader& r, std::uint64_t offset);
 
-// Reads the container at `offset`; throws UsageError for a malformed one.
+// Reads the container at `offset`; throws InputError for a malformed one.
 FatbinContainer read_fatbin_container(const ByteReader& r, std::uint64_t offset);
 
 // Every container in [begin, end) of `r`: candidates are found by their magic at any
@@ -98,7 +98,7 @@ std::uint64_t decompression_cap(std::uint64_t compressed);
 // The most decompressed bytes the whole process holds at once, all Decompressors together:
 // each buffer is counted from when it is allocated to when it is freed. A Decompressor that
 // needs more than is left frees its own buffer and waits until others have freed theirs; an
-// entry larger than the whole budget fails with a UsageError naming it. The cap above is
+// entry larger than the whole budget fails with an InputError naming it. The cap above is
 // per entry; this bounds what --jobs N threads hold together (a 269 KB file of declared
 // 128 MiB entries held 2.1 GB at --jobs 16).
 inline constexpr std::uint64_t kDecompressedBytesLimit = 512ull << 20;
@@ -142,7 +142,7 @@ class Decompressor {
   Decompressor& operator=(const Decompressor&) = delete;
 
   // The entry's contents: the payload itself when stored plain; otherwise decompressed
-  // into the buffer (valid until the next call) with libzstd or liblz4. Throws UsageError
+  // into the buffer (valid until the next call) with libzstd or liblz4. Throws InputError
   // naming `source`, the entry and what is wrong: a declared size over the cap, corrupt
   // data, a size that does not match, a size over kDecompressedBytesLimit. May wait for
   // other threads' Decompressors to free their buffers (kDecompressedBytesLimit).
@@ -151,7 +151,7 @@ class Decompressor {
   // needs (a PTX entry's `.version` and `.target` lines, a CUBIN's ELF header): the payload
   // itself when stored plain, else a zstd block or an LZ4 prefix into a small buffer of its
   // own (valid until the next call). Fewer bytes where the entry is shorter. Throws
-  // UsageError as contents() does for corrupt data.
+  // InputError as contents() does for corrupt data.
   std::span<const std::uint8_t> prefix(const FatbinEntry& entry, std::size_t size,
                                        const std::string& source);
   std::size_t capacity() const { return capacity_; }

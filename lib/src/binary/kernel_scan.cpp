@@ -677,7 +677,7 @@ ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOption
 ScanResult scan_bytes(std::span<const std::uint8_t> bytes, const std::string& name,
                       const ScanOptions& options) {
   Scanner scanner(options);
-  if (bytes.empty()) throw UsageError(name + ": empty file");
+  if (bytes.empty()) throw InputError(name + ": empty file");
   scanner.add(ByteReader(bytes, name), nullptr);
   return scanner.run();
 }

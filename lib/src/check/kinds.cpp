@@ -39,11 +39,7 @@ std::string_view kind_name(Kind k) {
 
 std::set<Kind> parse_kind_list(std::string_view list, std::string_view source) {
   std::set<Kind> kinds;
-  std::size_t start = 0;
-  while (start <= list.size()) {
-    std::size_t end = list.find(',', start);
-    if (end == std::string_view::npos) end = list.size();
-    const std::string_view item = list.substr(start, end - start);
+  for (const std::string& item : split_list(list, source, "compute,memory")) {
     bool found = false;
     for (Kind k : all_kinds())
       if (item == kind_name(k)) {
@@ -56,7 +52,6 @@ std::set<Kind> parse_kind_list(std::string_view list, std::string_view source) {
       throw UsageError(std::string(source) + " " + quote_input(list) + ": unknown check " +
                        quote_input(item) + " (checks: " + names + ")");
     }
-    start = end + 1;
   }
   return kinds;
 }

@@ -129,6 +129,7 @@ struct Judged {
   CompatFile file;
   std::vector<CompatContainer> containers;  // kept where the request asks
   bool not_cuda_binary = false;             // not ELF, fatbin or archive: left out of a walk
+  bool malformed = false;                   // file.error is about its contents (InputError)
 };
 
 bool is_not_cuda_binary(const std::string& error) {
@@ -174,6 +175,7 @@ Judged judge(const Input& in, const CompatRequest& request, unsigned inner) {
   } catch (const UsageError& e) {
     file.error = e.what();
     j.not_cuda_binary = is_not_cuda_binary(file.error);
+    j.malformed = dynamic_cast<const InputError*>(&e) != nullptr;
     return j;
   }
   const ScannedFile& f = found.files.at(0);
@@ -361,8 +363,10 @@ CompatReport check_compat(const CompatRequest& request) {
   // A file named by the user that is not readable as a CUDA binary is an error, as kernels
   // says it; one met in a walk is left out (no CUDA binary) or reported (damaged).
   for (std::size_t i = 0; i < inputs.files.size(); ++i)
-    if (inputs.files[i].named && !judged[i].file.error.empty())
+    if (inputs.files[i].named && !judged[i].file.error.empty()) {
+      if (judged[i].malformed) throw InputError(judged[i].file.error);
       throw UsageError(judged[i].file.error);
+    }
   for (Judged& j : judged) {
     if (j.not_cuda_binary) continue;
     const std::size_t index = report.files.size();

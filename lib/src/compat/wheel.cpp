@@ -91,7 +91,7 @@ class ZipArchive {
       api_.error_init(&e, error);
       const std::string why = api_.error_strerror(&e);
       api_.error_fini(&e);
-      throw UsageError(quote_input(path) + ": not a readable wheel (zip: " + why + ")");
+      throw InputError(quote_input(path) + ": not a readable wheel (zip: " + why + ")");
     }
   }
   ~ZipArchive() { api_.discard(zip_); }
@@ -138,13 +138,13 @@ std::vector<std::uint8_t> read_wheel_member(const std::string& wheel, const std:
   const std::string shown = quote_input(wheel + "!" + member);
   zip_stat_t st;
   if (api.stat(zip.get(), member.c_str(), 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-    throw UsageError(shown + ": not in the wheel");
+    throw InputError(shown + ": not in the wheel");
   // The declared size is the zip's word: capped before anything is allocated.
   if (st.size > (4ull << 30))
-    throw UsageError(shown + ": declares " + std::to_string(st.size) +
+    throw InputError(shown + ": declares " + std::to_string(st.size) +
                      " bytes, more than the 4 GiB cudatool reads of a member");
   zip_file_t* f = api.fopen(zip.get(), member.c_str(), 0);
-  if (f == nullptr) throw UsageError(shown + ": " + api.strerror(zip.get()));
+  if (f == nullptr) throw InputError(shown + ": " + api.strerror(zip.get()));
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(st.size));
   std::size_t got = 0;
   bool failed = false;
@@ -156,7 +156,7 @@ std::vector<std::uint8_t> read_wheel_member(const std::string& wheel, const std:
   }
   // zip_fclose reports a CRC mismatch, read to the end.
   if (api.fclose(f) != 0 || failed || got != bytes.size())
-    throw UsageError(shown + ": corrupt or truncated in the wheel");
+    throw InputError(shown + ": corrupt or truncated in the wheel");
   return bytes;
 }
 

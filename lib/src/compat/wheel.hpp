@@ -15,10 +15,10 @@ struct WheelMember {
   bool executable = false;  // a Unix mode with an execute bit, where the zip records one
 };
 
-// Throws UsageError for a file that is no readable zip archive; LibraryNotFoundError where
+// Throws InputError for a file that is no readable zip archive; LibraryNotFoundError where
 // libzip cannot be opened.
 std::vector<WheelMember> list_wheel(const std::string& wheel);
-// A member's bytes, whole. Throws UsageError naming the wheel and member where it cannot be
+// A member's bytes, whole. Throws InputError naming the wheel and member where it cannot be
 // read, is corrupt, or declares more than 4 GiB.
 std::vector<std::uint8_t> read_wheel_member(const std::string& wheel, const std::string& member);
 

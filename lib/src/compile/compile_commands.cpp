@@ -147,7 +147,7 @@ void read_arguments(ProjectFlags& f, const std::vector<std::string>& args, int d
 void refuse_shell_hazards(const ProjectFlags& f) {
   auto check = [&](std::string_view field, const std::string& value, NvccQuoting quoting) {
     if (auto why = nvcc_shell_hazard(value, quoting))
-      throw UsageError(entry_source(f) + ": " + std::string(field) + " " + quote_input(value) +
+      throw InputError(entry_source(f) + ": " + std::string(field) + " " + quote_input(value) +
                        " holds " + *why +
                        "; nvcc hands it to /bin/sh, so cudatool refuses the entry");
   };
@@ -214,10 +214,10 @@ ProjectFlags project_flags(const fs::path& build_dir, const fs::path& source,
   try {
     document = nlohmann::json::parse(*text);
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError(file.string() + ": not JSON (" + std::string(e.what()) + ")");
+    throw InputError(file.string() + ": not JSON (" + std::string(e.what()) + ")");
   }
   if (!document.is_array())
-    throw UsageError(file.string() + ": not a compilation database (expected a list of entries)");
+    throw InputError(file.string() + ": not a compilation database (expected a list of entries)");
   const fs::path wanted = canonical_or_normal(source);
   for (const auto& entry : document) {
     if (!entry.is_object() || !entry.contains("file") || !entry["file"].is_string() ||

@@ -67,10 +67,10 @@ void validate(const CompileRequest& r) {
   if (auto where = forbidden_byte(r.source, &byte)) {
     char hex[8];
     std::snprintf(hex, sizeof hex, "0x%02X", byte);
-    throw UsageError(r.source_name + ": byte " + hex + " at " + *where +
+    throw InputError(r.source_name + ": byte " + hex + " at " + *where +
                      ": not a text source (the compiler would stop reading there)");
   }
-  if (blank(r.source)) throw UsageError(r.source_name + ": empty source");
+  if (blank(r.source)) throw InputError(r.source_name + ": empty source");
   if (r.arch.number() == 0) throw UsageError("no target architecture given");
   if (output_of(r) == OutputKind::cubin && !r.arch.real()) {
     Arch real = r.arch;

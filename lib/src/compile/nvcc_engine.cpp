@@ -138,7 +138,7 @@ CompileResult compile_nvcc(const CompileRequest& r) {
   if (compiles_in_place(r)) {
     const auto now = detail::read_file(r.source_path);
     if (!now || *now != r.source)
-      throw UsageError(r.source_name + ": changed while it was compiled; run again");
+      throw InputError(r.source_name + ": changed while it was compiled; run again");
   }
   auto image = detail::read_file(output);
   if (!image || image->empty())

@@ -121,7 +121,7 @@ DeviceChoice choose_device(const SelectionInputs& inputs) {
       // /dev/zero or a huge file stops at kMaxConfigFileBytes.
       const std::string content = read_input_file(path, shown, kMaxConfigFileBytes);
       if (trim(content).empty())
-        throw UsageError(shown + " " + quote_input(path) +
+        throw InputError(shown + " " + quote_input(path) +
                          " is empty: expected a device ordinal, PCI bus id or UUID");
       return {parse_device_spec(content, shown), shown};
     }

@@ -118,9 +118,17 @@ struct Nvml {
   bool ready = false;
 };
 
+// An entry point of Nvml and the symbol nvml.h declares it by.
 template <class Fn>
-void resolve(Nvml& nvml, Fn& fn, const char* symbol) {
-  fn = reinterpret_cast<Fn>(nvml.library.symbol(symbol));
+struct Entry {
+  Fn Nvml::*member;
+  const char* symbol;
+};
+
+// Looks up each entry's symbol; one NVML lacks stays nullptr.
+template <class... Fn>
+void resolve(Nvml& nvml, const Entry<Fn>&... entries) {
+  ((nvml.*entries.member = reinterpret_cast<Fn>(nvml.library.symbol(entries.symbol))), ...);
 }
 
 Nvml load_nvml() {
@@ -139,51 +147,46 @@ Nvml load_nvml() {
     nvml.why_not = "NVML (" + printable(candidate) + ") not found";
     return nvml;
   }
-  nvml.init = reinterpret_cast<decltype(nvml.init)>(nvml.library.symbol("nvmlInit_v2"));
-  nvml.by_pci_bus_id = reinterpret_cast<decltype(nvml.by_pci_bus_id)>(
-      nvml.library.symbol("nvmlDeviceGetHandleByPciBusId_v2"));
-  nvml.memory_info =
-      reinterpret_cast<decltype(nvml.memory_info)>(nvml.library.symbol("nvmlDeviceGetMemoryInfo"));
-  resolve(nvml, nvml.driver_version, "nvmlSystemGetDriverVersion");
-  resolve(nvml, nvml.device_index, "nvmlDeviceGetIndex");
-  resolve(nvml, nvml.ecc_mode, "nvmlDeviceGetEccMode");
-  resolve(nvml, nvml.total_ecc_errors, "nvmlDeviceGetTotalEccErrors");
-  resolve(nvml, nvml.retired_pages, "nvmlDeviceGetRetiredPages");
-  resolve(nvml, nvml.retired_pages_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
-  resolve(nvml, nvml.remapped_rows, "nvmlDeviceGetRemappedRows");
+  resolve(nvml, Entry{&Nvml::init, "nvmlInit_v2"},
+          Entry{&Nvml::by_pci_bus_id, "nvmlDeviceGetHandleByPciBusId_v2"},
+          Entry{&Nvml::memory_info, "nvmlDeviceGetMemoryInfo"},
+          Entry{&Nvml::driver_version, "nvmlSystemGetDriverVersion"},
+          Entry{&Nvml::device_index, "nvmlDeviceGetIndex"},
+          Entry{&Nvml::ecc_mode, "nvmlDeviceGetEccMode"},
+          Entry{&Nvml::total_ecc_errors, "nvmlDeviceGetTotalEccErrors"},
+          Entry{&Nvml::retired_pages, "nvmlDeviceGetRetiredPages"},
+          Entry{&Nvml::retired_pages_pending, "nvmlDeviceGetRetiredPagesPendingStatus"},
+          Entry{&Nvml::remapped_rows, "nvmlDeviceGetRemappedRows"},
+          Entry{&Nvml::clock_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons"},
+          Entry{&Nvml::curr_pcie_generation, "nvmlDeviceGetCurrPcieLinkGeneration"},
+          Entry{&Nvml::curr_pcie_width, "nvmlDeviceGetCurrPcieLinkWidth"},
+          Entry{&Nvml::max_pcie_generation, "nvmlDeviceGetMaxPcieLinkGeneration"},
+          Entry{&Nvml::max_pcie_width, "nvmlDeviceGetMaxPcieLinkWidth"},
+          Entry{&Nvml::mig_mode, "nvmlDeviceGetMigMode"},
+          Entry{&Nvml::nvlink_state, "nvmlDeviceGetNvLinkState"},
+          Entry{&Nvml::nvlink_version, "nvmlDeviceGetNvLinkVersion"},
+          Entry{&Nvml::nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2"},
+          Entry{&Nvml::fabric_info, "nvmlDeviceGetGpuFabricInfo"},
+          Entry{&Nvml::device_count, "nvmlDeviceGetCount_v2"},
+          Entry{&Nvml::by_index, "nvmlDeviceGetHandleByIndex_v2"},
+          Entry{&Nvml::pci_info, "nvmlDeviceGetPciInfo_v3"},
+          Entry{&Nvml::uuid, "nvmlDeviceGetUUID"},
+          Entry{&Nvml::memory_info_v2, "nvmlDeviceGetMemoryInfo_v2"},
+          Entry{&Nvml::utilization, "nvmlDeviceGetUtilizationRates"},
+          Entry{&Nvml::compute_mode, "nvmlDeviceGetComputeMode"});
   // NVML 12.2 renamed the throttle reasons "clock event reasons"; older ones have only the
   // old symbol, with the same signature and bits.
-  resolve(nvml, nvml.clock_event_reasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (nvml.clock_event_reasons == nullptr)
-    resolve(nvml, nvml.clock_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
-  resolve(nvml, nvml.curr_pcie_generation, "nvmlDeviceGetCurrPcieLinkGeneration");
-  resolve(nvml, nvml.curr_pcie_width, "nvmlDeviceGetCurrPcieLinkWidth");
-  resolve(nvml, nvml.max_pcie_generation, "nvmlDeviceGetMaxPcieLinkGeneration");
-  resolve(nvml, nvml.max_pcie_width, "nvmlDeviceGetMaxPcieLinkWidth");
-  resolve(nvml, nvml.mig_mode, "nvmlDeviceGetMigMode");
-  resolve(nvml, nvml.nvlink_state, "nvmlDeviceGetNvLinkState");
-  resolve(nvml, nvml.nvlink_version, "nvmlDeviceGetNvLinkVersion");
-  resolve(nvml, nvml.nvlink_remote_pci, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
-  resolve(nvml, nvml.fabric_info, "nvmlDeviceGetGpuFabricInfo");
-  resolve(nvml, nvml.device_count, "nvmlDeviceGetCount_v2");
-  resolve(nvml, nvml.by_index, "nvmlDeviceGetHandleByIndex_v2");
-  resolve(nvml, nvml.pci_info, "nvmlDeviceGetPciInfo_v3");
-  resolve(nvml, nvml.uuid, "nvmlDeviceGetUUID");
-  for (const char* version : {"_v3", "_v2"}) {
+    resolve(nvml, Entry{&Nvml::clock_event_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons"});
+  // The process queries, newest first; the unversioned ones fill the shorter _v1 struct.
+  for (const char* version : {"_v3", "_v2", ""}) {
     if (nvml.compute_processes) break;
-    resolve(nvml, nvml.compute_processes,
-            (std::string("nvmlDeviceGetComputeRunningProcesses") + version).c_str());
-    resolve(nvml, nvml.graphics_processes,
-            (std::string("nvmlDeviceGetGraphicsRunningProcesses") + version).c_str());
+    const std::string compute = std::string("nvmlDeviceGetComputeRunningProcesses") + version;
+    const std::string graphics = std::string("nvmlDeviceGetGraphicsRunningProcesses") + version;
+    resolve(nvml, Entry{&Nvml::compute_processes, compute.c_str()},
+            Entry{&Nvml::graphics_processes, graphics.c_str()});
+    nvml.processes_v1 = *version == '\0';
   }
-  if (!nvml.compute_processes) {
-    resolve(nvml, nvml.compute_processes, "nvmlDeviceGetComputeRunningProcesses");
-    resolve(nvml, nvml.graphics_processes, "nvmlDeviceGetGraphicsRunningProcesses");
-    nvml.processes_v1 = true;
-  }
-  resolve(nvml, nvml.memory_info_v2, "nvmlDeviceGetMemoryInfo_v2");
-  resolve(nvml, nvml.utilization, "nvmlDeviceGetUtilizationRates");
-  resolve(nvml, nvml.compute_mode, "nvmlDeviceGetComputeMode");
   if (!(nvml.init && nvml.by_pci_bus_id && nvml.memory_info)) {
     nvml.why_not = "NVML lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
     return nvml;
@@ -265,10 +268,22 @@ std::string normalize_bus_id(const std::string& id) {
   return out;
 }
 
-nvmlDevice_t find(Nvml& nvml, const std::string& pci_bus_id) {
-  nvmlDevice_t device = nullptr;
-  if (nvml.by_pci_bus_id(pci_bus_id.c_str(), &device) != NVML_SUCCESS) return nullptr;
-  return device;
+// The one shape of a query of one device: NVML loaded and ready, then the device at
+// `pci_bus_id` by NVML's lookup.
+struct DeviceLookup {
+  Nvml* nvml = nullptr;           // nullptr: NVML is not ready (nvml_available says why)
+  nvmlDevice_t device = nullptr;  // nullptr: NVML has none there, `lookup` says why
+  nvmlReturn_t lookup = NVML_SUCCESS;
+};
+
+DeviceLookup look_up(const std::string& pci_bus_id) {
+  DeviceLookup l;
+  Nvml* nvml = nvml_future().get();
+  if (!nvml->ready) return l;
+  l.nvml = nvml;
+  l.lookup = nvml->by_pci_bus_id(pci_bus_id.c_str(), &l.device);
+  if (l.lookup != NVML_SUCCESS) l.device = nullptr;
+  return l;
 }
 
 }  // namespace
@@ -381,13 +396,13 @@ void read_fabric(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
 }  // namespace
 
 std::optional<NvmlHealth> nvml_health(const std::string& pci_bus_id) {
-  Nvml* nvml = nvml_future().get();
-  if (!nvml->ready) return std::nullopt;
+  const DeviceLookup found = look_up(pci_bus_id);
+  if (!found.nvml) return std::nullopt;
+  const Nvml* nvml = found.nvml;
+  nvmlDevice_t d = found.device;
   NvmlHealth h;
-  nvmlDevice_t d = nullptr;
-  if (const nvmlReturn_t r = nvml->by_pci_bus_id(pci_bus_id.c_str(), &d);
-      r != NVML_SUCCESS || d == nullptr) {
-    h.lookup_error = r;
+  if (d == nullptr) {
+    h.lookup_error = found.lookup;
     return h;
   }
   h.found = true;
@@ -447,9 +462,8 @@ std::optional<std::vector<NvmlDeviceState>> nvml_devices() {
 }
 
 std::optional<PcieLink> nvml_current_pcie_link(const std::string& pci_bus_id) {
-  Nvml* nvml = nvml_future().get();
-  if (!nvml->ready || !nvml->curr_pcie_generation || !nvml->curr_pcie_width) return std::nullopt;
-  nvmlDevice_t d = find(*nvml, pci_bus_id);
+  const auto [nvml, d, lookup] = look_up(pci_bus_id);
+  if (!nvml || !nvml->curr_pcie_generation || !nvml->curr_pcie_width) return std::nullopt;
   PcieLink link;
   if (d == nullptr || nvml->curr_pcie_generation(d, &link.generation) != NVML_SUCCESS ||
       nvml->curr_pcie_width(d, &link.width) != NVML_SUCCESS)
@@ -458,21 +472,17 @@ std::optional<PcieLink> nvml_current_pcie_link(const std::string& pci_bus_id) {
 }
 
 std::optional<unsigned> nvml_device_index(const std::string& pci_bus_id) {
-  Nvml* nvml = nvml_future().get();
-  if (!nvml->ready || !nvml->device_index) return std::nullopt;
-  nvmlDevice_t device = find(*nvml, pci_bus_id);
+  const auto [nvml, device, lookup] = look_up(pci_bus_id);
+  if (!nvml || !nvml->device_index) return std::nullopt;
   unsigned index = 0;
   if (device == nullptr || nvml->device_index(device, &index) != NVML_SUCCESS) return std::nullopt;
   return index;
 }
 
 std::optional<MemoryUsage> nvml_memory_usage(const std::string& pci_bus_id) {
-  Nvml* nvml = nvml_future().get();
-  if (!nvml->ready || !nvml->by_pci_bus_id || !nvml->memory_info) return std::nullopt;
-  nvmlDevice_t device = nullptr;
+  const auto [nvml, device, lookup] = look_up(pci_bus_id);
   nvmlMemory_t memory{};
-  if (nvml->by_pci_bus_id(pci_bus_id.c_str(), &device) != NVML_SUCCESS ||
-      nvml->memory_info(device, &memory) != NVML_SUCCESS)
+  if (!nvml || device == nullptr || nvml->memory_info(device, &memory) != NVML_SUCCESS)
     return std::nullopt;
   return MemoryUsage{memory.total, memory.free, memory.used};
 }
@@ -517,10 +527,9 @@ std::optional<std::vector<NvmlProcess>> query_processes(const Nvml& nvml, Nvml::
 }  // namespace
 
 std::optional<NvmlOccupancy> nvml_occupancy(const std::string& pci_bus_id) {
-  Nvml* nvml = nvml_future().get();
-  if (!nvml->ready) return std::nullopt;
+  const auto [nvml, d, lookup] = look_up(pci_bus_id);
+  if (!nvml) return std::nullopt;
   NvmlOccupancy o;
-  nvmlDevice_t d = find(*nvml, pci_bus_id);
   if (d == nullptr) return o;
   o.found = true;
   if (!nvml->compute_processes) {
@@ -572,9 +581,8 @@ std::optional<NvmlOccupancy> nvml_occupancy(const std::string& pci_bus_id) {
 }
 
 std::optional<NvmlUtilization> nvml_utilization(const std::string& pci_bus_id) {
-  Nvml* nvml = nvml_future().get();
-  if (!nvml->ready || !nvml->utilization) return std::nullopt;
-  nvmlDevice_t d = find(*nvml, pci_bus_id);
+  const auto [nvml, d, lookup] = look_up(pci_bus_id);
+  if (!nvml || !nvml->utilization) return std::nullopt;
   nvmlUtilization_t u{};
   if (d == nullptr || nvml->utilization(d, &u) != NVML_SUCCESS) return std::nullopt;
   return NvmlUtilization{u.gpu, u.memory};

@@ -93,10 +93,7 @@ AllocatorKind parse_allocator_kind(std::string_view text, std::string_view sourc
 unsigned parse_host_alloc_flags(std::string_view text, std::string_view source) {
   unsigned flags = 0;
   if (text == "none" || text.empty()) return 0;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = text.substr(start, comma - start);
+  for (const std::string& item : split_list(text, source, "portable,devicemap")) {
     if (item == "portable")
       flags |= CU_MEMHOSTALLOC_PORTABLE;
     else if (item == "devicemap")
@@ -106,7 +103,6 @@ unsigned parse_host_alloc_flags(std::string_view text, std::string_view source) 
     else
       throw UsageError(std::string(source) + ": unknown flag " + quote_input(item) +
                        " (flags: portable, devicemap, writecombined, or none)");
-    start = comma + 1;
   }
   return flags;
 }

@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cstddef>
+#include <iterator>
 #include <vector>
 
 #include "cudatool/base/error.hpp"
@@ -13,40 +15,40 @@
 namespace cudatool {
 namespace {
 
+// A numeric column of the architecture table: its name and the DeviceProperties member it
+// fills. The list is lib/CMakeLists.txt's, written out once (architecture_columns.inc).
+struct Column {
+  constexpr Column(std::string_view column, int DeviceProperties::*member)
+      : name(column), int_member(member) {}
+  constexpr Column(std::string_view column, std::size_t DeviceProperties::*member)
+      : name(column), size_member(member) {}
+  std::string_view name;
+  int DeviceProperties::*int_member = nullptr;
+  std::size_t DeviceProperties::*size_member = nullptr;
+};
+
+constexpr Column kColumnMembers[] = {
+#include "architecture_columns.inc"
+};
+constexpr std::size_t kColumnCount = std::size(kColumnMembers);
+
+// The numeric columns' names, in the table's order.
+constexpr std::array<std::string_view, kColumnCount> kColumns = [] {
+  std::array<std::string_view, kColumnCount> names{};
+  for (std::size_t i = 0; i < kColumnCount; ++i) names[i] = kColumnMembers[i].name;
+  return names;
+}();
+
 // One row of share/architectures.json, as lib/CMakeLists.txt writes it out.
 struct ArchitectureRow {
   const char* compute_capability;
   const char* family;
-  int max_threads_per_block, warp_size, max_threads_per_multiprocessor,
-      max_blocks_per_multiprocessor, registers_per_multiprocessor, registers_per_block,
-      max_registers_per_thread, register_allocation_granularity;
-  std::size_t shared_memory_per_multiprocessor, shared_memory_per_block,
-      shared_memory_per_block_optin, reserved_shared_memory_per_block;
-  int shared_memory_allocation_granularity, shared_memory_banks, cache_line_size;
-  int sm_count;  // 0: no single part
+  std::size_t values[kColumnCount];  // in kColumns' order; 0 where the table says null
+  int sm_count;                      // 0: no single part
   const char* sm_count_part;
   const char* unknown_fields;  // "warp_size,max_threads_per_multiprocessor": null in the table
   const char* unknown_reason;
   const char* former_compute_capabilities;  // "10.1"
-};
-
-// The numeric columns, in ArchitectureRow's (and the table's) order.
-constexpr std::array<std::string_view, 15> kColumns = {
-    "max_threads_per_block",
-    "warp_size",
-    "max_threads_per_multiprocessor",
-    "max_blocks_per_multiprocessor",
-    "registers_per_multiprocessor",
-    "registers_per_block",
-    "max_registers_per_thread",
-    "register_allocation_granularity",
-    "shared_memory_per_multiprocessor",
-    "shared_memory_per_block",
-    "shared_memory_per_block_optin",
-    "reserved_shared_memory_per_block",
-    "shared_memory_allocation_granularity",
-    "shared_memory_banks",
-    "cache_line_size",
 };
 
 // What occupancy (cuda_occupancy.h, the input checks and the sweeps) reads.
@@ -123,21 +125,13 @@ std::vector<DeviceProperties> load_table() {
                   row.compute_capability);
     p.name = p.compute_capability.sm();
     p.family = row.family;
-    p.max_threads_per_block = row.max_threads_per_block;
-    p.warp_size = row.warp_size;
-    p.max_threads_per_multiprocessor = row.max_threads_per_multiprocessor;
-    p.max_blocks_per_multiprocessor = row.max_blocks_per_multiprocessor;
-    p.registers_per_multiprocessor = row.registers_per_multiprocessor;
-    p.registers_per_block = row.registers_per_block;
-    p.max_registers_per_thread = row.max_registers_per_thread;
-    p.register_allocation_granularity = row.register_allocation_granularity;
-    p.shared_memory_per_multiprocessor = row.shared_memory_per_multiprocessor;
-    p.shared_memory_per_block = row.shared_memory_per_block;
-    p.shared_memory_per_block_optin = row.shared_memory_per_block_optin;
-    p.reserved_shared_memory_per_block = row.reserved_shared_memory_per_block;
-    p.shared_memory_allocation_granularity = row.shared_memory_allocation_granularity;
-    p.shared_memory_banks = row.shared_memory_banks;
-    p.cache_line_size = row.cache_line_size;
+    for (std::size_t i = 0; i < kColumnCount; ++i) {
+      const Column& column = kColumnMembers[i];
+      if (column.int_member)
+        p.*column.int_member = static_cast<int>(row.values[i]);
+      else
+        p.*column.size_member = row.values[i];
+    }
     if (row.sm_count > 0) {
       p.sm_count = row.sm_count;
       p.sm_count_part = row.sm_count_part;
@@ -174,6 +168,22 @@ void check_positive_value(long long value, const char* field) {
                      std::to_string(value) + ")");
 }
 
+// The table row of `architecture` (DeviceData(const Arch&, ...) says what it refuses).
+const DeviceProperties& table_row(const Arch& architecture, std::string_view source,
+                                  std::string_view spelled) {
+  // Outside the grammar (a malformed image's sm_5): the grammar's refusal, as for its name.
+  const ComputeCapability& cc = architecture.cc;
+  if (cc.major < 1 || cc.major > 99 || cc.minor < 0 || cc.minor > 9)
+    (void)Arch::parse(architecture.str(), source);
+  const DeviceProperties* row = find_architecture(cc);
+  if (!row)
+    throw UsageError(std::string(source) + " " +
+                     quote_input(spelled.empty() ? architecture.str() : spelled) +
+                     ": compute capability " + cc.str() +
+                     " is not in cudatool's table (known: " + known_list() + ")");
+  return *row;
+}
+
 bool valid_word_size(int word_size) {
   return word_size == 1 || word_size == 2 || word_size == 4 || word_size == 8 || word_size == 16;
 }
@@ -195,26 +205,6 @@ const DeviceProperties* find_architecture(ComputeCapability cc) {
     for (const auto& former : row.former_compute_capabilities)
       if (former == cc) return &row;
   return nullptr;
-}
-
-std::optional<ComputeCapability> architecture_name_to_compute_capability(std::string_view text) {
-  const auto arch = Arch::try_parse(text);
-  if (!arch) return std::nullopt;
-  return arch->cc;
-}
-
-const DeviceProperties* lookup_architecture(std::string_view text) {
-  const auto cc = architecture_name_to_compute_capability(text);
-  return cc ? find_architecture(*cc) : nullptr;
-}
-
-ComputeCapability parse_architecture(std::string_view text, std::string_view source) {
-  const Arch arch = Arch::parse(text, source);
-  const DeviceProperties* row = find_architecture(arch.cc);
-  if (!row)
-    throw UsageError(std::string(source) + " " + quote_input(text) + ": compute capability " +
-                     arch.cc.str() + " is not in cudatool's table (known: " + known_list() + ")");
-  return row->compute_capability;
 }
 
 DeviceData::DeviceData(DeviceProperties properties, DeviceDataOrigin origin)
@@ -254,13 +244,8 @@ DeviceData::DeviceData(DeviceProperties properties, DeviceDataOrigin origin)
                      std::to_string(p.shared_memory_per_block) + ")");
 }
 
-DeviceData::DeviceData(std::string_view architecture, std::string_view source)
-    : DeviceData(*find_architecture(parse_architecture(architecture, source)),
-                 DeviceDataOrigin::architecture_table) {}
-
-// Through the name: the grammar's and the table's refusals read as for a name given.
-DeviceData::DeviceData(const Arch& architecture, std::string_view source)
-    : DeviceData(architecture.str(), source) {}
+DeviceData::DeviceData(const Arch& architecture, std::string_view source, std::string_view spelled)
+    : DeviceData(table_row(architecture, source, spelled), DeviceDataOrigin::architecture_table) {}
 
 DeviceData::DeviceData(const Device& device) : origin_(DeviceDataOrigin::device) {
   const ComputeCapability cc = device.compute_capability();

@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/base/numbers.hpp"
 #include "cudatool/base/units.hpp"
 
 namespace cudatool {
@@ -94,6 +95,10 @@ void validate(const DeviceData& devdata, int threads, std::size_t shared_mem, in
 }
 
 }  // namespace
+
+int parse_block_size(std::string_view text, std::string_view source) {
+  return parse_int(text, source, 1, kMaxBlockThreads);
+}
 
 std::string OccupancyUnknown::message() const {
   std::string list;

@@ -24,7 +24,7 @@
 #endif
 
 int main(int argc, char** argv) {
-  const cudatool::DeviceData sm90("sm_90");
+  const cudatool::DeviceData sm90(cudatool::Arch::parse("sm_90", "test"));
   const cudatool::OccupancyRecord record(sm90, 256, 10 * 1024, 37);
   std::cout << "tb_per_mp " << record.tb_per_mp << " limited_by " << record.limited_by << '\n'
             << "sha256(abc) " << cudatool::sha256_hex("abc") << '\n';

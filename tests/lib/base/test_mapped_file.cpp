@@ -43,6 +43,24 @@ bool died_of_sigbus(int status) {
          (WIFEXITED(status) && WEXITSTATUS(status) != 0);
 }
 
+// A missing path is the caller's (UsageError); an empty file and one that changed while read
+// are bad contents (InputError, still a UsageError).
+TEST_F(MappedFileTest, BadContentsAreInputErrorsAMissingFileIsNot) {
+  try {
+    MappedFile missing((dir_ / "missing").string());
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    ADD_FAILURE() << "a missing file is no malformed one: " << e.what();
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), (dir_ / "missing").string() + ": no such file");
+  }
+  std::ofstream((dir_ / "empty").string(), std::ios::binary);
+  EXPECT_THROW(MappedFile((dir_ / "empty").string()), InputError);
+  const MappedFile file(path_);
+  ASSERT_EQ(::truncate(path_.c_str(), 100), 0);
+  EXPECT_THROW(file.check_unchanged(), InputError);
+}
+
 TEST_F(MappedFileTest, AnUnchangedFileIsUnchanged) {
   const MappedFile file(path_);
   EXPECT_EQ(file.bytes().size(), kSize);

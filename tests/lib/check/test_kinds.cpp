@@ -28,6 +28,15 @@ TEST(CheckKinds, ParsesListsAndRejectsUnknownNames) {
   }
   EXPECT_THROW(parse_kind_list("", "--only"), UsageError);
   EXPECT_THROW(parse_kind_list("compute,", "--only"), UsageError);
+  // An empty entry as every list flag says it (base/text.hpp split_list).
+  try {
+    parse_kind_list("compute,,memory", "--skip");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "--skip \"compute,,memory\": an empty entry in the list (expected e.g. "
+                 "compute,memory)");
+  }
   try {
     select_kinds(std::string("compute"), "only", std::string("peer"), "skip");
     FAIL() << "no error";

@@ -101,10 +101,18 @@ TEST_F(CompileCommands, AMissingGarbledOrIrrelevantDatabaseIsAUsageError) {
       EXPECT_EQ(std::string(e.what()).rfind(expected, 0), 0u) << e.what();
     }
   }
+  // A database that is there but malformed is bad file contents (InputError); a missing one
+  // (above) and one without the entry (below) are the caller's to fix (UsageError only).
+  try {
+    project_flags(dir_, dir_ / "k.cu");
+  } catch (const InputError& e) {
+    ADD_FAILURE() << "a missing file is no malformed one: " << e.what();
+  } catch (const UsageError&) {
+  }
   std::ofstream(dir_ / "compile_commands.json") << "{ nope";
-  EXPECT_THROW(project_flags(dir_, dir_ / "k.cu"), UsageError);
+  EXPECT_THROW(project_flags(dir_, dir_ / "k.cu"), InputError);
   std::ofstream(dir_ / "compile_commands.json") << R"({"directory": "/"})";
-  EXPECT_THROW(project_flags(dir_, dir_ / "k.cu"), UsageError);
+  EXPECT_THROW(project_flags(dir_, dir_ / "k.cu"), InputError);
   std::ofstream(dir_ / "compile_commands.json")
       << R"([{"directory": "/x", "file": "other.cu", "command": "nvcc -c other.cu"}, 7, "s"])";
   try {
@@ -112,6 +120,7 @@ TEST_F(CompileCommands, AMissingGarbledOrIrrelevantDatabaseIsAUsageError) {
     ADD_FAILURE() << "no throw";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("no entry for"), std::string::npos) << e.what();
+    EXPECT_EQ(dynamic_cast<const InputError*>(&e), nullptr);
   }
 }
 

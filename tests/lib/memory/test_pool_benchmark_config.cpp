@@ -41,6 +41,10 @@ TEST(PoolBenchmark, ParsesNamesAndRejectsUnknownOnes) {
   EXPECT_EQ(parse_host_alloc_flags("portable,writecombined", "f"),
             unsigned{PageLockedAllocator::kPortable | PageLockedAllocator::kWriteCombined});
   EXPECT_THROW(parse_host_alloc_flags("portable,mapped", "f"), UsageError);
+  EXPECT_EQ(parse_host_alloc_flags("", "f"), 0u);  // as none
+  EXPECT_EQ(usage_message([] { parse_host_alloc_flags("portable,", "--pinned-flags"); }),
+            "--pinned-flags \"portable,\": an empty entry in the list (expected e.g. "
+            "portable,devicemap)");
 }
 
 TEST(PoolBenchmark, ValidateRejectsWhatCannotRun) {

@@ -43,7 +43,7 @@ TEST(ClusterOccupancy, TheTableIsWholeAndFoundByAnyOfItsNames) {
 
 // Issue 36: 8 registers, 256 threads, no shared memory (8 blocks per SM on 132 SMs).
 TEST(ClusterOccupancy, TheIssuesFiguresAtEightBlocksPerSm) {
-  const OccupancyRecord record(DeviceData("sm_90"), 256, 0, 8);
+  const OccupancyRecord record(DeviceData(Arch::parse("sm_90", "test")), 256, 0, 8);
   ASSERT_EQ(record.tb_per_mp, 8);
   for (const auto& [size, clusters] :
        {std::pair{1, 1056}, std::pair{2, 528}, std::pair{3, 327}, std::pair{16, 58}}) {
@@ -95,13 +95,13 @@ TEST(ClusterOccupancy, WhatLimitsAndTheLargestSize) {
 
 TEST(ClusterOccupancy, WhichProductAnswersAndWhereNoneIsMeasured) {
   std::string reason;
-  EXPECT_EQ(cluster_topology_for(DeviceData("sm_90a"), reason), &h200());
-  EXPECT_EQ(cluster_topology_for(DeviceData("sm_100"), reason), nullptr);
+  EXPECT_EQ(cluster_topology_for(DeviceData(Arch::parse("sm_90a", "test")), reason), &h200());
+  EXPECT_EQ(cluster_topology_for(DeviceData(Arch::parse("sm_100", "test")), reason), nullptr);
   EXPECT_NE(reason.find("unknown"), std::string::npos) << reason;
-  EXPECT_EQ(cluster_topology_for(DeviceData("sm_80"), reason), nullptr);
+  EXPECT_EQ(cluster_topology_for(DeviceData(Arch::parse("sm_80", "test")), reason), nullptr);
   EXPECT_NE(reason.find("no thread-block clusters"), std::string::npos) << reason;
   // Another SM count is another product, whose GPCs nobody measured.
-  DeviceData other("sm_90");
+  DeviceData other(Arch::parse("sm_90", "test"));
   other.set_sm_count(114);
   EXPECT_EQ(cluster_topology_for(other, reason), nullptr);
   EXPECT_NE(reason.find("114 SMs"), std::string::npos) << reason;

@@ -19,6 +19,12 @@
 namespace cudatool {
 namespace {
 
+// The table row of a name as a flag gives it (the grammar, then the table), or nullptr.
+const DeviceProperties* row_of(std::string_view text) {
+  const auto arch = Arch::try_parse(text);
+  return arch ? find_architecture(arch->cc) : nullptr;
+}
+
 nlohmann::json table_file() {
   std::ifstream in(std::string(CUDATOOL_SOURCE_DIR) + "/share/architectures.json");
   EXPECT_TRUE(in.good());
@@ -35,7 +41,8 @@ TEST(DeviceDataNames, ArchitectureSpellingsParse) {
         Case{"sm_121", 12, 1}, Case{"sm_86", 8, 6}, Case{"sm_100f", 10, 0},
         Case{"compute_75", 7, 5}, Case{"12.0", 12, 0}, Case{"sm_50", 5, 0}}) {
     SCOPED_TRACE(c.text);
-    EXPECT_EQ(parse_architecture(c.text, "--arch"), (ComputeCapability{c.major, c.minor}));
+    EXPECT_EQ(DeviceData(Arch::parse(c.text, "--arch")).properties().compute_capability,
+              (ComputeCapability{c.major, c.minor}));
   }
 }
 
@@ -55,23 +62,20 @@ TEST(DeviceDataNames, SuffixedAndFormerNamesMapToTheBaseRow) {
         Case{"sm_101a", "sm_110"}, Case{"sm_101f", "sm_110"}, Case{"compute_101", "sm_110"},
         Case{"10.1", "sm_110"}}) {
     SCOPED_TRACE(c.text);
-    const DeviceProperties* row = lookup_architecture(c.text);
+    const DeviceProperties* row = row_of(c.text);
     ASSERT_NE(row, nullptr);
     EXPECT_EQ(row->name, c.row);
-    EXPECT_EQ(parse_architecture(c.text, "--arch"), row->compute_capability);
-    EXPECT_EQ(DeviceData(c.text).properties().name, c.row);
+    EXPECT_EQ(DeviceData(Arch::parse(c.text, "test")).properties().name, c.row);
   }
   // Without the table: the number the name spells, suffix dropped, former name kept.
-  EXPECT_EQ(architecture_name_to_compute_capability("sm_101a"), (ComputeCapability{10, 1}));
-  EXPECT_EQ(architecture_name_to_compute_capability("sm_999"), (ComputeCapability{99, 9}));
-  EXPECT_EQ(architecture_name_to_compute_capability("sm_90x"), std::nullopt);
+  EXPECT_EQ(Arch::try_parse("sm_101a")->cc, (ComputeCapability{10, 1}));
+  EXPECT_EQ(Arch::try_parse("sm_999")->cc, (ComputeCapability{99, 9}));
   EXPECT_EQ(find_architecture(ComputeCapability{10, 1}),
             find_architecture(ComputeCapability{11, 0}));
-  // lookup_architecture never throws: nullptr for malformed names and for names not in the
-  // table alike.
-  for (const char* text : {"banana", "", "sm_", "sm_90af", "sm_999", "sm_102", "sm_35", "13.0"}) {
+  // find_architecture never throws: nullptr for numbers not in the table.
+  for (const char* text : {"sm_999", "sm_102", "sm_35", "13.0"}) {
     SCOPED_TRACE(text);
-    EXPECT_EQ(lookup_architecture(text), nullptr);
+    EXPECT_EQ(find_architecture(Arch::parse(text, "test").cc), nullptr);
   }
 }
 
@@ -80,7 +84,7 @@ TEST(DeviceDataNames, MalformedOrUnknownArchitecturesAreUsageErrorsNamingTheValu
                            "sm90", "-1.0", "SM_90", " sm_90", "sm_090"}) {
     SCOPED_TRACE(text);
     try {
-      parse_architecture(text, "--arch");
+      DeviceData(Arch::parse(text, "--arch"), "--arch", text);
       ADD_FAILURE() << "accepted";
     } catch (const UsageError& e) {
       EXPECT_NE(std::string(e.what()).find("\"" + std::string(text) + "\""), std::string::npos)
@@ -92,10 +96,13 @@ TEST(DeviceDataNames, MalformedOrUnknownArchitecturesAreUsageErrorsNamingTheValu
   for (const char* text : {"sm_13", "sm_102", "sm_104", "compute_35", "13.0"}) {
     SCOPED_TRACE(text);
     try {
-      DeviceData data(text);
+      DeviceData data(Arch::parse(text, "--arch"), "--arch", text);
       ADD_FAILURE() << "accepted";
     } catch (const UsageError& e) {
       EXPECT_NE(std::string(e.what()).find("not in cudatool's table"), std::string::npos)
+          << e.what();
+      // The name as it was written ("13.0", not sm_130), after the source.
+      EXPECT_EQ(std::string(e.what()).rfind("--arch \"" + std::string(text) + "\": ", 0), 0u)
           << e.what();
     }
   }
@@ -106,7 +113,7 @@ TEST(DeviceDataNames, MalformedOrUnknownArchitecturesAreUsageErrorsNamingTheValu
 TEST(DeviceDataNames, AnArchGivesTheRowOfItsName) {
   for (const char* name : {"sm_90", "sm_90a", "sm_100f", "compute_90", "9.0", "sm_101"}) {
     SCOPED_TRACE(name);
-    EXPECT_EQ(DeviceData(Arch::parse(name, "test")).properties(), DeviceData(name).properties());
+    EXPECT_EQ(DeviceData(Arch::parse(name, "test")).properties(), *row_of(name));
     EXPECT_EQ(DeviceData(Arch::parse(name, "test")).origin(), DeviceDataOrigin::architecture_table);
   }
   Arch sm_5;  // from a malformed fatbin entry: outside the grammar
@@ -156,7 +163,7 @@ TEST(DeviceDataTable, EveryCuda13TargetHasARow) {
   for (const char* arch : {"sm_75", "sm_80", "sm_86", "sm_87", "sm_88", "sm_89", "sm_90", "sm_100",
                            "sm_110", "sm_103", "sm_120", "sm_121"}) {
     SCOPED_TRACE(arch);
-    const DeviceProperties* row = lookup_architecture(arch);
+    const DeviceProperties* row = row_of(arch);
     ASSERT_NE(row, nullptr);
     EXPECT_EQ(row->name, arch);
   }
@@ -169,7 +176,7 @@ TEST(DeviceDataTable, EveryCuda13TargetHasARow) {
 
 // A row with unknown values: what is known is there, what is not is 0, named, explained.
 TEST(DeviceDataTable, UnknownValuesAreNamedAndExplained) {
-  const DeviceData d("sm_88");
+  const DeviceData d(Arch::parse("sm_88", "test"));
   const auto& p = d.properties();
   EXPECT_EQ(p.compute_capability, (ComputeCapability{8, 8}));
   EXPECT_EQ(p.family, "");
@@ -194,7 +201,7 @@ TEST(DeviceDataTable, UnknownValuesAreNamedAndExplained) {
   EXPECT_THROW(d.align_bytes(4), RequirementError);
   // Fully known rows have no unknown inputs.
   for (const char* arch : {"sm_75", "sm_90", "sm_110", "sm_121"})
-    EXPECT_TRUE(DeviceData(arch).unknown_occupancy_inputs().empty()) << arch;
+    EXPECT_TRUE(DeviceData(Arch::parse(arch, "test")).unknown_occupancy_inputs().empty()) << arch;
 
   // JSON: null where the table says null, the PyCUDA names too.
   const nlohmann::json j = d;
@@ -205,7 +212,7 @@ TEST(DeviceDataTable, UnknownValuesAreNamedAndExplained) {
   EXPECT_EQ(j.at("thread_blocks_per_mp"), 16);
   EXPECT_EQ(j.at("unknown_fields").size(), p.unknown_fields.size());
   EXPECT_EQ(j.at("unknown_reason"), p.unknown_reason);
-  const nlohmann::json known = DeviceData("sm_90");
+  const nlohmann::json known = DeviceData(Arch::parse("sm_90", "test"));
   EXPECT_TRUE(known.at("unknown_fields").empty());
   EXPECT_TRUE(known.at("unknown_reason").is_null());
 }
@@ -267,7 +274,7 @@ TEST(DeviceDataTable, CompiledInTableIsTheFileAndEveryValueHasASource) {
       EXPECT_TRUE(sources.contains(row.at("former_source").get<std::string>()));
     }
     // The compiled-in row has the file's values, nulls included.
-    const DeviceData data(cc);
+    const DeviceData data(Arch::parse(cc, "test"));
     nlohmann::json compiled = data.properties();
     for (const auto& [field, source] : fields.items()) {
       EXPECT_EQ(compiled.at(field), row.at(field)) << field;
@@ -332,7 +339,7 @@ TEST(DeviceDataTable, ProgrammingGuideValues) {
            Expected{"sm_121", 48, 24, 65536, 100, 99, 1024},
        }) {
     SCOPED_TRACE(e.arch);
-    const DeviceData d(e.arch);
+    const DeviceData d(Arch::parse(e.arch, "test"));
     EXPECT_EQ(d.warps_per_mp(), e.warps_per_mp);
     EXPECT_EQ(d.thread_blocks_per_mp(), e.blocks_per_mp);
     EXPECT_EQ(d.registers(), e.registers_per_block);
@@ -346,15 +353,15 @@ TEST(DeviceDataTable, ProgrammingGuideValues) {
     EXPECT_EQ(d.properties().max_registers_per_thread, 255);
     EXPECT_EQ(d.smem_granularity(), 32);
   }
-  EXPECT_EQ(DeviceData("sm_75").smem_alloc_granularity(), 256);
-  EXPECT_EQ(DeviceData("sm_80").smem_alloc_granularity(), 128);
-  EXPECT_EQ(DeviceData("sm_90").properties().sm_count, 132);
-  EXPECT_EQ(DeviceData("sm_90").properties().sm_count_part, "H100 SXM5");
-  EXPECT_FALSE(DeviceData("sm_86").properties().sm_count.has_value());
+  EXPECT_EQ(DeviceData(Arch::parse("sm_75", "test")).smem_alloc_granularity(), 256);
+  EXPECT_EQ(DeviceData(Arch::parse("sm_80", "test")).smem_alloc_granularity(), 128);
+  EXPECT_EQ(DeviceData(Arch::parse("sm_90", "test")).properties().sm_count, 132);
+  EXPECT_EQ(DeviceData(Arch::parse("sm_90", "test")).properties().sm_count_part, "H100 SXM5");
+  EXPECT_FALSE(DeviceData(Arch::parse("sm_86", "test")).properties().sm_count.has_value());
 }
 
 TEST(DeviceDataAlignment, WarpSpanCappedAtOneCacheLine) {
-  const DeviceData d("sm_90");
+  const DeviceData d(Arch::parse("sm_90", "test"));
   EXPECT_EQ(d.align_bytes(1), 32);
   EXPECT_EQ(d.align_bytes(2), 64);
   EXPECT_EQ(d.align_bytes(), 128);
@@ -391,7 +398,7 @@ TEST(DeviceDataAlignment, TextureChannelCounts) {
 }
 
 TEST(DeviceDataCustom, PlainStructIsValidatedFieldByField) {
-  const DeviceProperties good = DeviceData("sm_90").properties();
+  const DeviceProperties good = DeviceData(Arch::parse("sm_90", "test")).properties();
   EXPECT_EQ(DeviceData(good).properties(), good);
   EXPECT_EQ(DeviceData(good).origin(), DeviceDataOrigin::custom);
 
@@ -428,7 +435,7 @@ TEST(DeviceDataCustom, PlainStructIsValidatedFieldByField) {
 }
 
 TEST(DeviceDataCustom, SmCountOverride) {
-  DeviceData d("sm_86");
+  DeviceData d(Arch::parse("sm_86", "test"));
   d.set_sm_count(84);
   EXPECT_EQ(d.properties().sm_count, 84);
   EXPECT_THROW(d.set_sm_count(0), UsageError);
@@ -436,7 +443,7 @@ TEST(DeviceDataCustom, SmCountOverride) {
 }
 
 TEST(DeviceDataJson, HasTheTableFieldsAndPyCudaNames) {
-  const nlohmann::json j = DeviceData("sm_90");
+  const nlohmann::json j = DeviceData(Arch::parse("sm_90", "test"));
   EXPECT_EQ(j.at("name"), "sm_90");
   EXPECT_EQ(j.at("compute_capability"), "9.0");
   EXPECT_EQ(j.at("origin"), "architecture_table");
@@ -447,7 +454,7 @@ TEST(DeviceDataJson, HasTheTableFieldsAndPyCudaNames) {
   EXPECT_EQ(j.at("shared_memory"), 49152);
   EXPECT_EQ(j.at("shared_memory_per_block_optin"), 232448);
   EXPECT_EQ(j.at("sm_count"), 132);
-  const nlohmann::json unknown = DeviceData("sm_89");
+  const nlohmann::json unknown = DeviceData(Arch::parse("sm_89", "test"));
   EXPECT_TRUE(unknown.at("sm_count").is_null());
   EXPECT_TRUE(unknown.at("sm_count_part").is_null());
 }

@@ -84,7 +84,8 @@ TEST(OccupancyRecord, HandComputedCases) {
     SCOPED_TRACE(std::string(c.arch) + " threads=" + std::to_string(c.threads) +
                  " smem=" + std::to_string(c.smem) + " regs=" + std::to_string(c.regs) +
                  " barriers=" + std::to_string(c.barriers));
-    const OccupancyRecord r(DeviceData(c.arch), c.threads, c.smem, c.regs, c.barriers);
+    const OccupancyRecord r(DeviceData(Arch::parse(c.arch, "test")), c.threads, c.smem, c.regs,
+                            c.barriers);
     EXPECT_EQ(r.tb_per_mp, c.tb_per_mp);
     EXPECT_EQ(r.limited_by, c.limited_by);
     EXPECT_EQ(r.warps_per_mp, c.warps_per_mp);
@@ -94,7 +95,7 @@ TEST(OccupancyRecord, HandComputedCases) {
 }
 
 TEST(OccupancyRecord, PyCudaDefaultsAndTies) {
-  const DeviceData d("sm_90");
+  const DeviceData d(Arch::parse("sm_90", "test"));
   const OccupancyRecord r(d, 256);  // no shared memory, no registers
   EXPECT_EQ(r.shared_mem, 0u);
   EXPECT_EQ(r.registers, 0);
@@ -110,7 +111,7 @@ TEST(OccupancyRecord, PyCudaDefaultsAndTies) {
 }
 
 TEST(OccupancyRecord, OptInAboveTheDefaultPerBlockLimit) {
-  const DeviceData d("sm_90");
+  const DeviceData d(Arch::parse("sm_90", "test"));
   EXPECT_FALSE(OccupancyRecord(d, 128, 49152).opted_in);
   const OccupancyRecord above(d, 128, 49153);
   EXPECT_TRUE(above.opted_in);
@@ -118,8 +119,8 @@ TEST(OccupancyRecord, OptInAboveTheDefaultPerBlockLimit) {
   EXPECT_EQ(above.tb_per_mp, static_cast<int>(233472 / above.allocated_shared_mem_per_block));
   EXPECT_EQ(OccupancyRecord(d, 128, 232448).tb_per_mp, 1);  // the whole opt-in limit
   // Maxwell has no opt-in: 48 KiB is the end.
-  EXPECT_EQ(OccupancyRecord(DeviceData("sm_52"), 128, 49152).tb_per_mp, 2);
-  EXPECT_THROW(OccupancyRecord(DeviceData("sm_52"), 128, 49153), UsageError);
+  EXPECT_EQ(OccupancyRecord(DeviceData(Arch::parse("sm_52", "test")), 128, 49152).tb_per_mp, 2);
+  EXPECT_THROW(OccupancyRecord(DeviceData(Arch::parse("sm_52", "test")), 128, 49153), UsageError);
 }
 
 void expect_usage_error(const std::function<void()>& make, const std::vector<std::string>& words) {
@@ -133,8 +134,29 @@ void expect_usage_error(const std::function<void()>& make, const std::vector<std
   }
 }
 
+// The one range of a block size a flag gives, every row's maximum, with one message.
+TEST(BlockSize, OneRangeForEveryFlag) {
+  EXPECT_EQ(parse_block_size("1", "--threads"), 1);
+  EXPECT_EQ(parse_block_size("1024", "--threads"), kMaxBlockThreads);
+  for (const char* text : {"0", "1025", "2048", "1048576", "2147483648", "-1", "x", ""}) {
+    SCOPED_TRACE(text);
+    try {
+      parse_block_size(text, "--threads");
+      ADD_FAILURE() << "accepted";
+    } catch (const UsageError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                "--threads \"" + std::string(text) + "\": expected a whole number 1..1024");
+    }
+  }
+  for (const DeviceProperties& row : known_architectures()) {
+    if (row.max_threads_per_block != 0) {
+      EXPECT_EQ(row.max_threads_per_block, kMaxBlockThreads) << row.name;
+    }
+  }
+}
+
 TEST(OccupancyRecord, ImpossibleBlocksAreUsageErrorsNamingLimitAndValue) {
-  const DeviceData d("sm_90");
+  const DeviceData d(Arch::parse("sm_90", "test"));
   expect_usage_error([&] { OccupancyRecord(d, 0); }, {"threads", "0"});
   expect_usage_error([&] { OccupancyRecord(d, -1); }, {"threads", "-1"});
   expect_usage_error([&] { OccupancyRecord(d, 1025); }, {"1025", "1024"});
@@ -143,7 +165,8 @@ TEST(OccupancyRecord, ImpossibleBlocksAreUsageErrorsNamingLimitAndValue) {
   expect_usage_error([&] { OccupancyRecord(d, 256, 232449); }, {"232449", "232448", "opt-in"});
   expect_usage_error([&] { OccupancyRecord(d, 256, 0, 0, 17); }, {"barriers", "17", "16"});
   expect_usage_error([&] { OccupancyRecord(d, 256, 0, 0, -1); }, {"barriers", "-1"});
-  expect_usage_error([&] { OccupancyRecord(DeviceData("sm_75"), 256, 65537); }, {"65537", "65536"});
+  expect_usage_error([&] { OccupancyRecord(DeviceData(Arch::parse("sm_75", "test")), 256, 65537); },
+                     {"65537", "65536"});
 }
 
 // Invariants over a grid of configurations on every architecture in the table.
@@ -188,7 +211,7 @@ TEST(OccupancyRecord, InvariantsOnEveryArchitecture) {
 }
 
 TEST(OccupancyImprovement, FewerRegistersForMoreBlocks) {
-  const DeviceData d("sm_90");
+  const DeviceData d(Arch::parse("sm_90", "test"));
   const OccupancyRecord r(d, 256, 0, 37);
   const auto better = fewer_registers_for_more_blocks(d, r);
   ASSERT_TRUE(better.has_value());
@@ -209,7 +232,7 @@ TEST(OccupancyImprovement, FewerRegistersForMoreBlocks) {
 }
 
 TEST(OccupancyImprovement, LessSharedMemoryForMoreBlocks) {
-  const DeviceData d("sm_86");
+  const DeviceData d(Arch::parse("sm_86", "test"));
   const OccupancyRecord r(d, 128, 20000, 32);
   const auto better = less_shared_memory_for_more_blocks(d, r);
   ASSERT_TRUE(better.has_value());
@@ -224,7 +247,7 @@ TEST(OccupancyImprovement, LessSharedMemoryForMoreBlocks) {
 }
 
 TEST(OccupancySweep, RegisterCliffsOnHopper) {
-  const DeviceData d("sm_90");
+  const DeviceData d(Arch::parse("sm_90", "test"));
   const OccupancySweep sweep = sweep_registers(d, 256);
   ASSERT_EQ(sweep.records.size(), 256u);
   const auto steps = sweep_steps(sweep);
@@ -240,7 +263,7 @@ TEST(OccupancySweep, RegisterCliffsOnHopper) {
 }
 
 TEST(OccupancySweep, SharedMemoryStepsCoverEveryByteCount) {
-  const DeviceData d("sm_86");
+  const DeviceData d(Arch::parse("sm_86", "test"));
   const OccupancySweep sweep = sweep_shared_memory(d, 128, 32);
   EXPECT_EQ(sweep.records.front().shared_mem, 0u);
   EXPECT_EQ(sweep.records.back().shared_mem, d.properties().shared_memory_per_block_optin);
@@ -260,7 +283,7 @@ TEST(OccupancySweep, SharedMemoryStepsCoverEveryByteCount) {
 }
 
 TEST(BlockSizeSuggestion, LargestBlockAtTheHighestOccupancy) {
-  const DeviceData d("sm_90");
+  const DeviceData d(Arch::parse("sm_90", "test"));
   // 40 regs: 48 warps per SM at best; 768 threads (2 x 24 warps) is the largest that
   // reaches it, 64 (24 x 2 warps) the smallest.
   const BlockSizeSuggestion s = suggest_block_size(d, 0, 40);
@@ -270,7 +293,8 @@ TEST(BlockSizeSuggestion, LargestBlockAtTheHighestOccupancy) {
   EXPECT_EQ(s.smallest_block_size, 64);
   EXPECT_EQ(s.min_grid_size, 2 * 132);
   // No SM count: no grid size.
-  EXPECT_FALSE(suggest_block_size(DeviceData("sm_86"), 0, 40).min_grid_size.has_value());
+  EXPECT_FALSE(suggest_block_size(DeviceData(Arch::parse("sm_86", "test")), 0, 40)
+                   .min_grid_size.has_value());
 }
 
 // The rule applied to a sweep agrees with cuda_occupancy.h's own search.
@@ -295,7 +319,7 @@ TEST(BlockSizeSuggestion, SweepRuleAgreesWithTheCalculator) {
 }
 
 TEST(BlockSizeSuggestion, GivenListChoosesAmongItsSizes) {
-  const DeviceData d("sm_90");
+  const DeviceData d(Arch::parse("sm_90", "test"));
   const std::vector<int> sizes = {96, 160, 1024};
   const auto s = suggest_block_size(d, sweep_block_sizes(d, sizes, 0, 40));
   // 96: 16 blocks x 3 warps = 48; 160: 9 x 5 = 45; 1024: 1 x 32.
@@ -305,7 +329,7 @@ TEST(BlockSizeSuggestion, GivenListChoosesAmongItsSizes) {
 }
 
 TEST(OccupancyRecord, CustomPropertiesFlowThrough) {
-  DeviceProperties p = DeviceData("sm_90").properties();
+  DeviceProperties p = DeviceData(Arch::parse("sm_90", "test")).properties();
   p.registers_per_multiprocessor = 32768;  // half the register file
   const DeviceData half(p);
   // 32 regs: 8192 per sub-partition / 1024 = 8 warps, 32 per SM, 4 blocks of 8 warps.
@@ -317,7 +341,7 @@ TEST(OccupancyRecord, CustomPropertiesFlowThrough) {
 // Where the table lacks a value occupancy needs, every entry point refuses to guess and
 // names what is missing; nothing divides by an unknown value or loops on a zero step.
 TEST(OccupancyUnknownValues, UnknownInputsGiveNoNumber) {
-  const DeviceData d("sm_88");
+  const DeviceData d(Arch::parse("sm_88", "test"));
   const auto unknown = occupancy_unknown(d);
   ASSERT_TRUE(unknown.has_value());
   EXPECT_EQ(unknown->architecture, "sm_88");
@@ -355,12 +379,13 @@ TEST(OccupancyUnknownValues, UnknownInputsGiveNoNumber) {
     if (row.unknown_fields.empty()) {
       EXPECT_FALSE(occupancy_unknown(DeviceData(row))) << row.name;
     }
-  EXPECT_EQ(OccupancyRecord(DeviceData("sm_101a"), 256, 0, 32).tb_per_mp,
-            OccupancyRecord(DeviceData("sm_110"), 256, 0, 32).tb_per_mp);
+  EXPECT_EQ(OccupancyRecord(DeviceData(Arch::parse("sm_101a", "test")), 256, 0, 32).tb_per_mp,
+            OccupancyRecord(DeviceData(Arch::parse("sm_110", "test")), 256, 0, 32).tb_per_mp);
 }
 
 TEST(OccupancyJson, RecordHasThePyCudaFieldsAndEveryLimit) {
-  const nlohmann::json j = OccupancyRecord(DeviceData("sm_90"), 256, 10240, 37);
+  const nlohmann::json j =
+      OccupancyRecord(DeviceData(Arch::parse("sm_90", "test")), 256, 10240, 37);
   for (const char* key : {"tb_per_mp", "limited_by", "warps_per_mp", "occupancy", "block_limits",
                           "limiting_factors", "threads", "registers", "shared_mem",
                           "allocated_registers_per_block", "allocated_shared_mem_per_block"})
@@ -372,7 +397,7 @@ TEST(OccupancyJson, RecordHasThePyCudaFieldsAndEveryLimit) {
   EXPECT_EQ(j.at("block_limits").at("regs"), 6);
   EXPECT_EQ(j.at("block_limits").at("smem"), 20);
   EXPECT_EQ(j.at("block_limits").at("barriers"), 64);
-  const nlohmann::json none = OccupancyRecord(DeviceData("sm_75"), 256);
+  const nlohmann::json none = OccupancyRecord(DeviceData(Arch::parse("sm_75", "test")), 256);
   EXPECT_TRUE(none.at("block_limits").at("regs").is_null());
   EXPECT_TRUE(none.at("block_limits").at("smem").is_null());
   EXPECT_TRUE(none.at("block_limits").at("barriers").is_null());

@@ -126,7 +126,7 @@ TEST_F(OccupancyGpu, TableRowEqualsTheDevice) {
             device().get_attribute(to_attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)));
   if (device().compute_capability() == ComputeCapability{9, 0}) {
     // The H100 the issue names: the same through the name users type.
-    const DeviceProperties& sm90 = DeviceData("sm_90").properties();
+    const DeviceProperties& sm90 = DeviceData(Arch::parse("sm_90", "test")).properties();
     EXPECT_EQ(sm90.shared_memory_per_multiprocessor, d.shared_memory_per_multiprocessor);
     EXPECT_EQ(sm90.shared_memory_per_block_optin, d.shared_memory_per_block_optin);
     EXPECT_EQ(sm90.max_blocks_per_multiprocessor, d.max_blocks_per_multiprocessor);
@@ -138,7 +138,7 @@ TEST_F(OccupancyGpu, AgreesWithTheDriverOnEveryConfiguration) {
   const DeviceData live(device());
   const DeviceProperties* row = find_architecture(device().compute_capability());
   ASSERT_NE(row, nullptr);
-  const DeviceData table(row->name);
+  const DeviceData table(Arch::parse(row->name, "test"));
   const std::size_t optin = live.properties().shared_memory_per_block_optin;
   const std::size_t default_limit = live.properties().shared_memory_per_block;
   const std::string ptx = read_ptx();

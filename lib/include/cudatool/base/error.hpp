@@ -1,6 +1,6 @@
 // The error hierarchy of cudatool, after PyCUDA's: Error at the root, then LogicError,
 // RuntimeError, MemoryError, LaunchError and CompileError. The tool's own refinements
-// (a missing library, a missing device, a malformed value) derive from those, so a caller
+// (a missing library, a missing device, a malformed value or file) derive from those, so a caller
 // that only knows PyCUDA's classes still catches everything.
 #pragma once
 
@@ -111,10 +111,22 @@ class InterruptedError : public RuntimeError {
   int signal_number_;
 };
 
-// A malformed value from the user: a flag, an environment variable, a file's content.
+// A malformed value from the user: a flag, an environment variable, a path that names
+// nothing, a name or pattern that matches nothing.
 class UsageError : public LogicError {
  public:
   using LogicError::LogicError;
+};
+
+// A file whose contents are malformed: bytes that are not the format they claim (a truncated
+// ELF, corrupt zstd data, a JSON document of the wrong shape), an empty file, or one that
+// changed while it was read. The fix is another file, not another command line; the message
+// names the file and, where there is one, the offset. It refines UsageError so that the exit
+// code (2, "usage"), the Python class (UsageError, a ValueError) and every existing catch stay
+// as they were; catch InputError first to tell a bad file from a bad flag.
+class InputError : public UsageError {
+ public:
+  using UsageError::UsageError;
 };
 
 }  // namespace cudatool

@@ -24,7 +24,7 @@ namespace cudatool {
 class MappedFile {
  public:
   // Throws UsageError naming the path: missing, unreadable, not a regular file (a
-  // directory, a FIFO, a device), or empty.
+  // directory, a FIFO, a device); InputError where it is empty.
   explicit MappedFile(const std::string& path);
   ~MappedFile();
   MappedFile(MappedFile&& other) noexcept;
@@ -42,7 +42,7 @@ class MappedFile {
   // size or modification time differs (the path naming another file now is no change:
   // the mapped one is still whole).
   bool changed() const;
-  // Throws UsageError "<path>: the file changed while it was read (...)" where changed().
+  // Throws InputError "<path>: the file changed while it was read (...)" where changed().
   void check_unchanged() const;
 
   struct Region;  // the mapping's entry in the SIGBUS handler's table (mapped_file.cpp)

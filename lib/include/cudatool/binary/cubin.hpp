@@ -92,7 +92,7 @@ struct CubinInfo {
   std::vector<KernelBounds> bounds;      // one per kernel, same order
 };
 
-// Throws UsageError("not a CUBIN: ...") for anything that is not a well-formed CUDA ELF64.
+// Throws InputError("not a CUBIN: ...") for anything that is not a well-formed CUDA ELF64.
 CubinInfo read_cubin(std::span<const std::uint8_t> image);
 
 }  // namespace cudatool

@@ -141,11 +141,12 @@ struct ScanResult {
   std::vector<ScannedKernel> kernels;  // in image order, then the CUBIN's symbol order
 };
 
-// Maps and reads each file. A file that cannot be read or is not ELF, a fatbin or an ar
-// archive (or is malformed as one) throws UsageError naming it and the offset; a
-// well-formed file without CUDA code is returned with has_cuda_code false and a note. A
-// file that changes while it is read (truncated, written to) throws UsageError "<path>: the
-// file changed while it was read ..." (MappedFile::check_unchanged), never a crash.
+// Maps and reads each file. A file that cannot be read throws UsageError naming it; one that
+// is not ELF, a fatbin or an ar archive (or is malformed as one) throws InputError naming it
+// and the offset; a well-formed file without CUDA code is returned with has_cuda_code false
+// and a note. A file that changes while it is read (truncated, written to) throws
+// InputError "<path>: the file changed while it was read ..." (MappedFile::check_unchanged),
+// never a crash.
 ScanResult scan_binaries(const std::vector<std::string>& paths, const ScanOptions& options);
 // The same over bytes in memory, named `name` (tests and fuzzing drive this).
 ScanResult scan_bytes(std::span<const std::uint8_t> bytes, const std::string& name,
@@ -153,10 +154,12 @@ ScanResult scan_bytes(std::span<const std::uint8_t> bytes, const std::string& na
 
 // What find_one_kernel looks for, and the names its messages use.
 struct KernelLookup {
-  std::string_view pattern;               // the filter's text, as given
-  std::string_view source;                // what gave it: "--kernel"
-  std::string_view file;                  // the file scanned
-  std::optional<std::string_view> arch;   // the architecture the scan kept, where one was
+  std::string_view pattern;  // the filter's text, as given
+  std::string_view source;   // what gave it: "--kernel"
+  std::string_view file;     // the file scanned
+  // The architecture the scan kept (ScanOptions::arch, an Arch), as its flag spelled it
+  // ("12.1"), for the message only.
+  std::optional<std::string_view> arch;
   std::string_view arch_source;           // what chooses one: "--arch"
   bool several_architectures_ok = false;  // take the first (a device decides the rest)
 };
@@ -173,7 +176,7 @@ const ScannedKernel& find_one_kernel(const ScanResult& found, const KernelNameFi
 // whole file, or a bare CUBIN where `container_offset` is 0 and the bytes are one): read
 // from its smallest CUBIN, else from its smallest PTX's `.entry` directives. Decompresses
 // that one entry: for naming what cannot run (`cudatool compat`), not for scanning. Throws
-// UsageError where the container or entry cannot be read.
+// InputError where the container or entry cannot be read.
 std::vector<std::string> container_kernel_names(std::span<const std::uint8_t> bytes,
                                                 std::uint64_t container_offset,
                                                 const std::string& source);

@@ -11,7 +11,7 @@
 // The database is input, never a script: nvcc hands -D values, include directories (with
 // the entry's `directory` they are made absolute against) and -Xptxas values to /bin/sh
 // (process.hpp), so a value that a shell would act on is refused, naming the entry and the
-// value (UsageError), whichever engine would compile the file.
+// value (InputError), whichever engine would compile the file.
 #pragma once
 
 #include <filesystem>
@@ -45,9 +45,9 @@ struct ProjectFlags {
 };
 
 // The flags of `source` in `build_dir`/compile_commands.json. Throws UsageError when the
-// file is missing (naming the directory as `build_dir_source` says: cudatool's "-p"), is
-// not JSON (or not a list of entries), has no entry for `source`, or names a target outside
-// the architecture grammar (base/arch.hpp), naming the option and the entry.
+// file is missing (naming the directory as `build_dir_source` says: cudatool's "-p"), has
+// no entry for `source`, or names a target outside the architecture grammar (base/arch.hpp),
+// naming the option and the entry; InputError when it is not JSON (or not a list of entries).
 ProjectFlags project_flags(const std::filesystem::path& build_dir,
                            const std::filesystem::path& source,
                            std::string_view build_dir_source = "build directory");

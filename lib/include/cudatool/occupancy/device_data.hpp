@@ -4,20 +4,20 @@
 //
 // The per-architecture constants live in one table, share/architectures.json, which
 // names the source of every column (CUDA Programming Guide, cuda_occupancy.h) and is
-// compiled into the library: DeviceData("sm_90") reads no file and loads no driver.
+// compiled into the library: DeviceData(Arch) reads no file and loads no driver.
 //
 // The table has a row for every architecture CUDA 13 compiles for (sm_75 to sm_121) and
 // the older ones, but not every value of every row is known: where no source gives a
 // value the table says null, and so does cudatool. Such a column is 0 in DeviceProperties
 // and named in its unknown_fields, with unknown_reason saying why. For a name an image or
-// a user gives:
-//   - lookup_architecture(name): the row, or nullptr where the name is malformed or not
-//     in the table (never throws; parse_architecture throws the same cases as UsageError);
-//   - DeviceData(name).knows(field) / unknown_occupancy_inputs(): whether occupancy can be
+// a user gives (parsed once into an Arch, base/arch.hpp):
+//   - find_architecture(arch.cc): the row, or nullptr where it is not in the table (never
+//     throws; DeviceData(arch, source) throws UsageError for the same case);
+//   - DeviceData(arch).knows(field) / unknown_occupancy_inputs(): whether occupancy can be
 //     computed; where it cannot, occupancy_unknown() (occupancy.hpp) says which values
 //     are missing and why, and OccupancyRecord throws UnknownValueError rather than guess.
 // For example, per image of a binary:
-//   const DeviceProperties* row = lookup_architecture("sm_100f");  // the sm_100 row
+//   const DeviceProperties* row = find_architecture(image_arch.cc);  // sm_100f: the sm_100 row
 //   if (!row) { /* not in the table: report that, no occupancy */ }
 //   const DeviceData data(*row, DeviceDataOrigin::architecture_table);
 //   if (const auto unknown = occupancy_unknown(data)) { /* null, unknown->message() */ }
@@ -85,15 +85,17 @@ class DeviceData {
   // driver does not report come from the table row of its compute capability. Throws
   // RequirementError for a compute capability the table does not know.
   explicit DeviceData(const Device& device);
-  // An architecture from the table: "sm_90", "sm_90a", "sm_100f", "compute_90", "9.0",
-  // a former name such as "sm_101" (Arch's grammar, base/arch.hpp). Never touches the
-  // driver. Throws UsageError naming `source` for anything else. A row with unknown values is
-  // accepted: check unknown_occupancy_inputs() before asking for occupancy.
-  explicit DeviceData(std::string_view architecture, std::string_view source = "architecture");
-  // The same for an architecture already parsed, or read from a binary: its row (a variant
-  // shares its base row's limits). One outside the grammar (sm_5 from a malformed fatbin
-  // entry) is refused as its name would be, naming `source`.
-  explicit DeviceData(const Arch& architecture, std::string_view source = "architecture");
+  // An architecture's row of the table, for a name a flag gave (Arch::parse) or a binary
+  // holds: a variant shares its base row's limits (sm_90a: sm_90's), a former number maps
+  // to the row it was renamed to (sm_101: sm_110). Never touches the driver. Throws
+  // UsageError `<source> "<spelled>": compute capability X.Y is not in cudatool's table
+  // (known: ...)` for one the table lacks, quoting `spelled` (the text it was parsed from,
+  // as the user wrote it: "12.1") or, where that is empty, its canonical name. One outside
+  // the grammar (sm_5 from a malformed fatbin entry) is refused as its name would be. A row
+  // with unknown values is accepted: check unknown_occupancy_inputs() before asking for
+  // occupancy.
+  explicit DeviceData(const Arch& architecture, std::string_view source = "architecture",
+                      std::string_view spelled = {});
 
   const DeviceProperties& properties() const { return properties_; }
   DeviceDataOrigin origin() const { return origin_; }
@@ -147,23 +149,8 @@ class DeviceData {
 // values included).
 std::span<const DeviceProperties> known_architectures();
 
-// "sm_90", "sm_90a", "sm_100f", "sm_121a", "compute_90", "9.0" -> {9, 0}: the suffixes
-// "a" (architecture-specific) and "f" (family-specific) name the base row, whose limits
-// they share; a former name maps to the row it was renamed to ("sm_101" -> {11, 0}).
-// The grammar is Arch's (base/arch.hpp). Throws UsageError `<source> "<text>": ...` for a
-// malformed name or one not in the table (listing the known ones).
-ComputeCapability parse_architecture(std::string_view text, std::string_view source);
-
-// The same without the table and without throwing: the compute capability a well-formed
-// name spells (former names not mapped: "sm_101" -> {10, 1}), or nullopt.
-std::optional<ComputeCapability> architecture_name_to_compute_capability(std::string_view text);
-
 // The table row of `cc` (or of the row `cc` is a former number of), or nullptr.
 const DeviceProperties* find_architecture(ComputeCapability cc);
-
-// The table row of an architecture name as parse_architecture reads it, or nullptr where
-// the name is malformed or not in the table. Never throws: for names read from binaries.
-const DeviceProperties* lookup_architecture(std::string_view text);
 
 // The names of the table's numeric columns, in table order.
 std::span<const std::string_view> architecture_columns();

@@ -45,6 +45,15 @@ class UnknownValueError : public RequirementError {
   OccupancyUnknown unknown_;
 };
 
+// The most threads a block has on any GPU since compute capability 2.0 (every row of the
+// architecture table): the one range of a block size given as text (`--threads` of
+// occupancy, kernels and compile; occupancy's `--sweep` list). A device's or row's own
+// maximum is OccupancyRecord's check.
+inline constexpr int kMaxBlockThreads = 1024;
+// `text` as a block size, 1..kMaxBlockThreads; UsageError `<source> "<text>": expected a
+// whole number 1..1024` otherwise (base/numbers.hpp's message).
+int parse_block_size(std::string_view text, std::string_view source);
+
 // The blocks per SM each resource allows on its own. nullopt: the resource does not
 // limit (the kernel uses none of it, or the limit does not exist on the architecture).
 struct BlockLimits {

@@ -23,3 +23,20 @@ TEST(Error, HierarchyFollowsPyCuda) {
   EXPECT_THROW(throw MemoryError("x"), Error);
   EXPECT_THROW(throw LaunchError("x"), Error);
 }
+
+// A malformed file is its own class, and still what a caller of UsageError catches (exit code
+// 2 and Python's UsageError are unchanged): catch InputError first to tell the two apart.
+TEST(Error, InputErrorIsAUsageErrorOfItsOwn) {
+  EXPECT_THROW(throw InputError("x"), UsageError);
+  EXPECT_THROW(throw InputError("x"), LogicError);
+  try {
+    throw UsageError("--threads \"0\": ...");
+  } catch (const InputError&) {
+    ADD_FAILURE() << "a bad flag is no bad file";
+  } catch (const UsageError&) {
+  }
+  const InputError file("lib.so: section header 3 at offset 0x40 runs past the end");
+  EXPECT_NE(dynamic_cast<const UsageError*>(&file), nullptr);
+  EXPECT_STREQ(file.what(), "lib.so: section header 3 at offset 0x40 runs past the end");
+  EXPECT_EQ(file.code(), 0);
+}
