@@ -201,10 +201,7 @@ int write_device_cache_file(int dir, const std::string& key, std::string_view da
   return write_cache_file_at(dir, device_cache_file_name(key), data).error;
 }
 
-}  // namespace cudatool::detail
-
-namespace cudatool::detail {
-
+// The fuzz harness's round trips (declared in device_cache.hpp).
 std::optional<std::string> reformat_device_cache_entry(std::string_view bytes) {
   std::string why;
   const std::string key(claimed_cache_key(bytes));
