@@ -1192,14 +1192,7 @@ TEST_F(CliCompile, ASignalDuringAnNvccCompileStopsNvccCleansUpAndExits128PlusN) 
     pid_t grandchild = 0;
     std::ifstream(pid_file) >> grandchild;
     ASSERT_GT(grandchild, 0);
-    bool gone = false;
-    for (int i = 0; i < 100 && !gone; ++i) {
-      std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
-      std::string id, name, state;
-      gone = !(stat >> id >> name >> state) || state == "Z";
-      if (!gone) ::usleep(20000);
-    }
-    EXPECT_TRUE(gone) << "nvcc's child " << grandchild << " still runs";
+    EXPECT_TRUE(wait_until_gone(grandchild)) << "nvcc's child " << grandchild << " still runs";
   }
 }
 

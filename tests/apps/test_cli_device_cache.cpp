@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cudatool/base/sha256.hpp"
 #include "cudatool/base/test_hooks.hpp"
 #include "cudatool/device/device_cache.hpp"
 #include "process.hpp"
@@ -510,10 +511,20 @@ TEST_F(DeviceCache, DamagedEntriesAreIgnoredAndRewritten) {
   replace("");
   expect_rewritten("empty");
   // A future format.
+  ASSERT_TRUE(good.starts_with("cudatool-cache 2\n"));
   std::string future = good;
-  future.replace(future.find(" 1\n"), 3, " 2\n");
+  future.replace(0, 16, "cudatool-cache 3");
   replace(future);
   expect_rewritten("future format");
+  // The format before the one cache store: its header, then the same payload.
+  const std::string payload = good.substr(good.find("\n{") + 1);
+  replace("cudatool device cache 1\nsha256 " + cudatool::sha256_hex(payload) + "\n" + payload);
+  expect_rewritten("the device cache's own format of earlier versions");
+  // Another environment's entry copied over this one's name.
+  std::string other_key = good;
+  other_key.replace(other_key.find("\nkey ") + 5, 16, "0123456789abcdef");
+  replace(other_key);
+  expect_rewritten("another key's entry");
   // Open to others.
   replace(good);
   fs::permissions(entry(), fs::perms::group_write | fs::perms::others_write, fs::perm_options::add);

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 
 namespace cudatool::testing {
@@ -117,6 +118,16 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
 
 ProcessResult run_cudatool(const std::vector<std::string>& args, const ProcessOptions& options) {
   return run_process(CUDATOOL_BINARY, args, options);
+}
+
+bool wait_until_gone(int pid) {
+  for (int i = 0; i < 100; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string id, name, state;
+    if (!(stat >> id >> name >> state) || state == "Z") return true;
+    ::usleep(20000);
+  }
+  return false;
 }
 
 int count_lines(const std::string& text) {

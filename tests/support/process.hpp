@@ -36,6 +36,10 @@ ProcessResult run_process(const std::string& program, const std::vector<std::str
 ProcessResult run_cudatool(const std::vector<std::string>& args,
                            const ProcessOptions& options = {});
 
+// Waits up to about two seconds until the process `pid` is gone (or a zombie about to be
+// reaped by init: a grandchild's parent is gone too); true when it is.
+bool wait_until_gone(int pid);
+
 // Newline-terminated lines in `text` (errors must be exactly one line on stderr).
 int count_lines(const std::string& text);
 

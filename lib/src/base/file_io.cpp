@@ -9,31 +9,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/atomic_write_at.hpp"
+#include "base/unique_fd.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
 
 namespace cudatool {
 namespace {
-
-// Closes a descriptor on every path out.
-class Descriptor {
- public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-  int release_and_close() {
-    const int result = ::close(fd_);
-    fd_ = -1;
-    return result;
-  }
-
- private:
-  int fd_;
-};
 
 struct FileContent {
   std::string data;
@@ -44,7 +26,7 @@ FileContent read_regular(const std::filesystem::path& path, std::size_t max_byte
   FileContent r;
   // O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer
   // (and fstat then refuses it); O_NOCTTY: a terminal never becomes the controlling one.
-  Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0) {
     r.error = std::strerror(errno);
     return r;
@@ -105,20 +87,20 @@ FileContent read_regular(const std::filesystem::path& path, std::size_t max_byte
 // reader fail (ENXIO) instead of waiting; the writes themselves then block as usual.
 void write_in_place(const std::filesystem::path& path, std::string_view data,
                     std::string_view what) {
-  Descriptor fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
   if (fd.get() < 0)
     cannot_write(what, path, errno == ENXIO ? "a FIFO with no reader" : std::strerror(errno));
   const int flags = ::fcntl(fd.get(), F_GETFL);
   if (flags < 0 || ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK) != 0)
     cannot_write(what, path, std::strerror(errno));
   int error = write_all(fd.get(), data);
-  if (fd.release_and_close() != 0 && error == 0) error = errno;
+  if (const int closed = fd.close(); closed != 0 && error == 0) error = closed;
   if (error != 0) cannot_write(what, path, std::strerror(error));
 }
 
 // The temporary's name: ".<name>.<pid>.<n>.tmp" beside the target, with <name> cut so the
 // whole stays within NAME_MAX.
-std::filesystem::path temporary_for(const std::filesystem::path& target) {
+std::string temporary_for(std::string_view name) {
   static std::atomic<unsigned> counter{0};
   // Appended, not "." + std::string: GCC 12's -O3 warns (-Wrestrict) about the
   // literal-plus-temporary operator+ (a false positive).
@@ -127,10 +109,11 @@ std::filesystem::path temporary_for(const std::filesystem::path& target) {
   suffix += '.';
   suffix += std::to_string(counter.fetch_add(1));
   suffix += ".tmp";
-  std::string name = target.filename().string();
   const std::size_t room = NAME_MAX - suffix.size() - 1;  // 1 for the leading dot
-  if (name.size() > room) name.resize(room);
-  return target.parent_path() / ("." + name + suffix);
+  std::string temporary = ".";
+  temporary.append(name.substr(0, room));
+  temporary += suffix;
+  return temporary;
 }
 
 }  // namespace
@@ -209,23 +192,42 @@ void write_atomically(const std::filesystem::path& path, std::string_view data,
       cannot_write(what, path, "not a regular file, a character device or a FIFO");
     exists = true;
   }
-  const std::filesystem::path temporary = temporary_for(target);
+  // Relative to the directory's handle (O_PATH: a directory one may write but not list).
+  const std::filesystem::path parent = target.parent_path();
+  UniqueFd dir(::open(parent.empty() ? "." : parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (!dir) cannot_write(what, path, std::strerror(errno));
   // A new file gets 0666 less the umask, as any program's; a replaced one keeps its mode.
-  Descriptor fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
-  if (fd.get() < 0) cannot_write(what, path, std::strerror(errno));
-  int error = exists && ::fchmod(fd.get(), st.st_mode & 0777) != 0 ? errno : 0;
-  if (error == 0) error = write_all(fd.get(), data);
-  if (fd.release_and_close() != 0 && error == 0) error = errno;
-  if (error == 0 && ::rename(temporary.c_str(), target.c_str()) != 0) error = errno;
-  if (error != 0) {
-    ::unlink(temporary.c_str());
-    cannot_write(what, path, std::strerror(error));
-  }
+  const int error = detail::write_atomically_at(
+                        dir.get(), target.filename().string(), data, 0666,
+                        exists ? std::optional<unsigned>(st.st_mode & 0777) : std::nullopt)
+                        .error;
+  if (error != 0) cannot_write(what, path, std::strerror(error));
 }
 
 }  // namespace cudatool
 
 namespace cudatool::detail {
+
+AtomicWriteOutcome write_atomically_at(int dir, const std::string& name, std::string_view data,
+                                       unsigned create_mode, std::optional<unsigned> set_mode) {
+  // A name another writer's temporary holds (a process of the same id in another PID
+  // namespace sharing the directory, a temporary left by a killed one): the next name.
+  std::string temporary;
+  UniqueFd fd;
+  for (int attempt = 0; attempt < 8 && !fd; ++attempt) {
+    temporary = temporary_for(name);
+    fd = UniqueFd(::openat(dir, temporary.c_str(),
+                           O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, create_mode));
+    if (!fd && errno != EEXIST) return {errno, false};
+  }
+  if (!fd) return {EEXIST, false};
+  int error = set_mode && ::fchmod(fd.get(), *set_mode) != 0 ? errno : 0;
+  if (error == 0) error = write_all(fd.get(), data);
+  if (const int closed = fd.close(); closed != 0 && error == 0) error = closed;
+  if (error == 0 && ::renameat(dir, temporary.c_str(), dir, name.c_str()) != 0) error = errno;
+  if (error != 0) ::unlinkat(dir, temporary.c_str(), 0);
+  return {error, true};
+}
 
 std::optional<std::string> read_file(const std::filesystem::path& path, std::size_t max_bytes) {
   FileContent r = read_regular(path, max_bytes);

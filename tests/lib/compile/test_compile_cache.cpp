@@ -277,14 +277,19 @@ TEST(CompileCache, ClearLeavesAFreshTemporaryAndRemovesAnAbandonedOne) {
   const std::string key = key_of("storing");
   ASSERT_TRUE(cache.store(key, "payload"));
   const fs::path sub = cache.entry_path(key).parent_path();
-  const fs::path fresh = sub / (key + ".entry.tmp.99999.0");
-  const fs::path abandoned = sub / (key + ".entry.tmp.99999.1");
-  std::ofstream(fresh) << "half";
-  std::ofstream(abandoned) << "half";
-  fs::last_write_time(abandoned, fs::file_time_type::clock::now() - std::chrono::hours(2));
+  // The cache store's temporaries, and those of versions before it.
+  const fs::path fresh = sub / ("." + key + ".entry.99999.0.tmp");
+  const fs::path abandoned = sub / ("." + key + ".entry.99999.1.tmp");
+  const fs::path fresh_old = sub / (key + ".entry.tmp.99999.0");
+  const fs::path abandoned_old = sub / (key + ".entry.tmp.99999.1");
+  for (const fs::path& p : {fresh, abandoned, fresh_old, abandoned_old}) std::ofstream(p) << "half";
+  for (const fs::path& p : {abandoned, abandoned_old})
+    fs::last_write_time(p, fs::file_time_type::clock::now() - std::chrono::hours(2));
   EXPECT_EQ(cache.clear(), 1u);
   EXPECT_TRUE(fs::exists(fresh));
   EXPECT_FALSE(fs::exists(abandoned));
+  EXPECT_TRUE(fs::exists(fresh_old));
+  EXPECT_FALSE(fs::exists(abandoned_old));
   EXPECT_FALSE(fs::exists(cache.entry_path(key)));
 }
 

@@ -16,6 +16,7 @@
 
 #include "cudatool/base/error.hpp"
 #include "cudatool/compile/process.hpp"
+#include "process.hpp"
 
 namespace cudatool {
 namespace {
@@ -144,14 +145,8 @@ TEST_F(Process, ASignalIsForwardedToTheChildsGroupAndEndsTheRunAsInterrupted) {
   std::ifstream(pid_file) >> grandchild;
   ASSERT_GT(grandchild, 0);
   // The grandchild got the signal too (it is gone, or a zombie about to be reaped by init).
-  bool gone = false;
-  for (int i = 0; i < 100 && !gone; ++i) {
-    std::ifstream stat("/proc/" + std::to_string(grandchild) + "/stat");
-    std::string pid, name, state;
-    gone = !(stat >> pid >> name >> state) || state == "Z";
-    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  EXPECT_TRUE(gone) << "the grandchild " << grandchild << " still runs";
+  EXPECT_TRUE(testing::wait_until_gone(grandchild))
+      << "the grandchild " << grandchild << " still runs";
   // The handler is gone with the child: SIGTERM's disposition is what it was.
   struct sigaction now {};
   ::sigaction(SIGTERM, nullptr, &now);

@@ -2,8 +2,9 @@
 // everything that determines the output, computed by the caller), self-healing and safe
 // to share between processes.
 //
-// Layout: <dir>/v2/<first two hex digits>/<64 hex digits>.entry. An entry is a short text
-// header and the payload:
+// Layout: <dir>/v2/<first two hex digits>/<64 hex digits>.entry. An entry is the cache
+// store's (lib/src/base/cache_store.hpp, as the device cache's): a short text header and the
+// payload:
 //   cudatool-cache 2\n  key <64 hex digits>\n  size <decimal>\n  sha256 <64 hex digits>\n  payload
 // The key is the entry's own (an entry copied over another is refused), the size and
 // checksum cover the payload. Writes go to a temporary file beside the entry and are
