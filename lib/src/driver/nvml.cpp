@@ -286,12 +286,8 @@ DeviceLookup look_up(const std::string& pci_bus_id) {
   return l;
 }
 
-}  // namespace
-
-namespace {
-
 // Each reading of nvml_health, into `h` where NVML answers (absent where it does not).
-void read_ecc(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+void read_ecc(const Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   if (nvml.ecc_mode) {
     nvmlEnableState_t current = 0, pending = 0;
     if (nvml.ecc_mode(d, &current, &pending) == NVML_SUCCESS) {
@@ -307,7 +303,7 @@ void read_ecc(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   }
 }
 
-void read_retired_pages(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+void read_retired_pages(const Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   if (nvml.retired_pages) {
     // Causes 0 (multiple single-bit errors) and 1 (a double-bit error); a zero-sized
     // query answers the count (NVML_ERROR_INSUFFICIENT_SIZE when there are pages).
@@ -328,7 +324,7 @@ void read_retired_pages(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   }
 }
 
-void read_remapped_rows(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+void read_remapped_rows(const Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   if (!nvml.remapped_rows) return;
   unsigned correctable = 0, uncorrectable = 0, pending = 0, failed = 0;
   if (nvml.remapped_rows(d, &correctable, &uncorrectable, &pending, &failed) == NVML_SUCCESS) {
@@ -340,7 +336,7 @@ void read_remapped_rows(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
 }
 
 // Clock-event reasons, the PCIe link's maximum and the MIG mode.
-void read_clocks_link_and_mig(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+void read_clocks_link_and_mig(const Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   if (nvml.clock_event_reasons) {
     unsigned long long reasons = 0;
     if (nvml.clock_event_reasons(d, &reasons) == NVML_SUCCESS) h.throttle_reasons = reasons;
@@ -356,7 +352,7 @@ void read_clocks_link_and_mig(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   }
 }
 
-void read_nvlinks(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+void read_nvlinks(const Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   if (!nvml.nvlink_state) return;
   for (unsigned link = 0; link < NVML_NVLINK_MAX_LINKS; ++link) {
     nvmlEnableState_t active = 0;
@@ -380,7 +376,7 @@ void read_nvlinks(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   }
 }
 
-void read_fabric(Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
+void read_fabric(const Nvml& nvml, nvmlDevice_t d, NvmlHealth& h) {
   if (!nvml.fabric_info) return;
   // Room beyond the struct, should a newer NVML's be larger.
   union {
