@@ -30,7 +30,6 @@ struct CheckOptions {
   std::optional<std::string> expect_count, expect_name;
   // Decimals go through the strict parser (base/numbers.hpp), before the driver is touched.
   std::optional<std::string> fraction, min_h2d, min_d2h, min_d2d, min_peer;
-  std::optional<std::string> format;
   std::optional<std::string> max_used_memory;  // a size (base/units.hpp)
   bool require_idle = false;
   bool strict = false;
@@ -87,7 +86,7 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
       "check", "Smoke-check every GPU: identity, health, compute, bandwidth (exit 9 on a failure)");
   auto options = std::make_shared<CheckOptions>();
   add_json_flag(*sub, global);
-  sub->add_option("--format", options->format,
+  sub->add_option("--format", global.flags.format,
                   "Output: text, json, prometheus or nfd (Node Feature Discovery's features.d)")
       ->check(CLI::IsMember({"text", "json", "prometheus", "nfd"}));
   sub->add_option("--device", options->devices,
@@ -118,11 +117,7 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
 
   return {
       sub, [options, &global]() {
-        // --json is --format json; with another --format it is a contradiction.
-        if (global.json && options->format && *options->format != "json")
-          throw UsageError("--json and --format " + *options->format + " exclude each other");
-        const std::string format = global.json ? "json" : options->format.value_or("text");
-        if (format == "json") global.json = true;
+        const Format format = global.format;
         check::Options o = make_request(*options);
 
         // From here on, --format prometheus writes its whole document whatever happens
@@ -141,20 +136,20 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
           }
           report = check::run_check(o);
         } catch (const std::exception& e) {
-          if (format == "prometheus")
+          if (format == Format::prometheus)
             command_out() << check_prometheus(nullptr, {to_int(exit_status_for(e)), started});
-          else if (format == "nfd")
+          else if (format == Format::nfd)
             command_out() << check_nfd(nullptr);
           throw;
         }
         const check::Verdict verdict = report->verdict();
         if (verdict == check::Verdict::fail || (options->strict && verdict == check::Verdict::warn))
           status = ExitStatus::check_failed;
-        if (format == "json")
+        if (format == Format::json)
           print_json(check_json(*report, to_int(status)), kCheckSchemaVersion);
-        else if (format == "prometheus")
+        else if (format == Format::prometheus)
           command_out() << check_prometheus(&*report, {to_int(status), started});
-        else if (format == "nfd")
+        else if (format == Format::nfd)
           command_out() << check_nfd(&*report);
         else
           command_out() << check_text(*report);

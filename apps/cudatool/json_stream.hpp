@@ -1,20 +1,26 @@
-// JSON written as it is produced, for documents too large to build as a tree first
-// (`kernels --json` on a library of 45,000 kernels): the text is the same, byte for byte,
-// as print_json's (nlohmann's dump with an indent of 2, keys in sorted order, bytes that
-// are not UTF-8 replaced by U+FFFD), so both kinds of document read alike. The writer
-// does not sort: callers write each object's keys in sorted order, and the tests compare
-// its text with nlohmann's for the same values.
+// The one JSON writer: every --json document (errors included) and the Python module's
+// to_dict() are written here, as they are produced, so that a document too large to build
+// first (`kernels --json` on a library of 45,000 kernels) costs no more than its text. The
+// text is nlohmann's dump with an indent of 2 (nlohmann formats the numbers and escapes the
+// strings that are not plain), keys in sorted order and bytes that are not UTF-8 replaced by
+// U+FFFD; the tests compare it with nlohmann's for the same values. JsonStream does not
+// sort: its callers write each object's keys in sorted order, or set them on a JsonObject,
+// which sorts.
 #pragma once
 
+#include <array>
 #include <charconv>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cudatool/base/parallel.hpp"
@@ -22,7 +28,11 @@
 
 namespace cudatool::app {
 
-// Appends one JSON value at a time to a string, pretty-printed like print_json.
+class JsonObject;
+
+// Appends one JSON value at a time to a string, pretty-printed like print_json. A struct is
+// written by its write_json(JsonStream&, const T&), found by argument-dependent lookup (the
+// app's writers are in this namespace).
 class JsonStream {
  public:
   // Writing starts inside an open container `depth` levels deep; `first` is false where
@@ -100,6 +110,50 @@ class JsonStream {
   template <class T>
   JsonStream& value(const std::optional<T>& v) {
     return v ? value(*v) : value(nullptr);
+  }
+  template <class T>
+  JsonStream& value(const std::vector<T>& values) {
+    begin_array();
+    for (const T& v : values) value(v);
+    return end_array();
+  }
+  template <class T, std::size_t N>
+  JsonStream& value(const std::array<T, N>& values) {
+    begin_array();
+    for (const T& v : values) value(v);
+    return end_array();
+  }
+  // An object of a map's entries, in the map's (sorted) order.
+  template <class T>
+  JsonStream& value(const std::map<std::string, T, std::less<>>& entries) {
+    begin_object();
+    for (const auto& [name, v] : entries) key(name).value(v);
+    return end_object();
+  }
+  JsonStream& value(const JsonObject& object);
+  template <class T>
+  requires requires(JsonStream& out, const T& v) { write_json(out, v); }
+  JsonStream& value(const T& v) {
+    write_json(*this, v);
+    return *this;
+  }
+  // A value rendered alone (by a JsonStream at depth 0), placed here: each of its lines after
+  // the first indented to this depth. JSON text has no line break inside a string, so every
+  // '\n' in it is the writer's.
+  JsonStream& rendered(std::string_view text) {
+    before_value();
+    const std::size_t indent = 2 * static_cast<std::size_t>(depth_);
+    for (std::size_t at = 0;;) {
+      const std::size_t line_end = text.find('\n', at);
+      if (line_end == std::string_view::npos) {
+        out_.append(text.substr(at));
+        break;
+      }
+      out_.append(text.substr(at, line_end + 1 - at));
+      out_.append(indent, ' ');
+      at = line_end + 1;
+    }
+    return *this;
   }
   // A member in one call.
   template <class T>
@@ -204,11 +258,81 @@ class JsonStream {
   bool pending_key_ = false;
 };
 
+// An object whose members are set in any order, a later set of a key replacing the earlier,
+// and written in sorted key order (byte order, as nlohmann's trees are): for objects made of
+// parts (a struct's members, then a command's keys). Each value is rendered as it is set.
+class JsonObject {
+ public:
+  template <class T>
+  JsonObject& set(std::string_view name, const T& v) {
+    std::string text;
+    JsonStream(text).value(v);
+    members_.insert_or_assign(std::string(name), std::move(text));
+    return *this;
+  }
+  // A text member that is null where the text is empty.
+  JsonObject& text_or_null(std::string_view name, const std::string& text) {
+    return text.empty() ? set(name, nullptr) : set(name, text);
+  }
+  // Every member of `other`, replacing this object's of the same key.
+  JsonObject& merge(const JsonObject& other) {
+    for (const auto& [name, text] : other.members_) members_.insert_or_assign(name, text);
+    return *this;
+  }
+  JsonObject& erase(std::string_view name) {
+    if (const auto at = members_.find(name); at != members_.end()) members_.erase(at);
+    return *this;
+  }
+  void write(JsonStream& out) const {
+    out.begin_object();
+    for (const auto& [name, text] : members_) out.key(name).rendered(text);
+    out.end_object();
+  }
+  // The object as a document's text (depth 0, no final line break).
+  std::string text() const {
+    std::string text;
+    JsonStream out(text);
+    write(out);
+    return text;
+  }
+
+ private:
+  std::map<std::string, std::string, std::less<>> members_;
+};
+
+inline JsonStream& JsonStream::value(const JsonObject& object) {
+  object.write(*this);
+  return *this;
+}
+
+// One --json document, an object, with its schema_version, as text: every document but the
+// streamed ones (print_json_streamed, which adds the same key) is made here (the Python
+// module's to_dict() too).
+inline std::string json_document(JsonObject document, int schema_version = kJsonSchemaVersion) {
+  document.set("schema_version", schema_version);
+  std::string text = document.text();
+  text += '\n';
+  return text;
+}
+inline void print_json(JsonObject document, int schema_version = kJsonSchemaVersion) {
+  command_out() << json_document(std::move(document), schema_version);
+}
+
 // One member of a streamed document: its key and what writes its value (at depth 1).
 struct StreamedMember {
   std::string key;
   std::function<void(std::ostream&)> write;
 };
+
+// A member of a streamed document whose value is written whole (at depth 1).
+template <class T>
+StreamedMember streamed_value(std::string key, T value) {
+  return {std::move(key), [value = std::move(value)](std::ostream& out) {
+            std::string text;
+            JsonStream(text, 1).after_key().value(value);
+            out << text;
+          }};
+}
 
 // Prints a --json document whose members are written one after another, with
 // schema_version added as print_json adds it: members must come in sorted key order.

@@ -42,9 +42,9 @@ struct KernelsOptions {
   bool markdown = false;                // the reports as Markdown
 };
 
-KernelsRequest make_request(const KernelsOptions& o, GlobalOptions& global) {
+KernelsRequest make_request(const KernelsOptions& o, const GlobalOptions& global) {
   KernelsRequest request;
-  request.format = table_format(global);
+  request.format = global.format;
   request.files = o.files;
   // Split here, not by CLI11 (which drops empty entries): "sm_90," is an error, as in
   // compile --arch.
@@ -106,16 +106,16 @@ ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request) {
   if (options.baseline && options.sizes)
     throw UsageError("--baseline and --sizes exclude each other (run them one after the other)");
   const char* report = options.sizes ? "--sizes" : "--baseline";
-  if (request.format == TableFormat::csv || request.format == TableFormat::csv_noheader)
+  if (request.format == Format::csv || request.format == Format::csv_noheader)
     throw UsageError(std::string("--format csv does not apply to ") + report +
                      " (text, --json or --markdown)");
-  if (options.markdown && request.format == TableFormat::json)
+  if (options.markdown && request.format == Format::json)
     throw UsageError("--markdown and --json exclude each other");
   if (request.sort) throw UsageError(std::string("--sort does not apply to ") + report);
   if (options.sizes && request.threads) throw UsageError("--threads does not apply to --sizes");
-  const ReportFormat format = request.format == TableFormat::json ? ReportFormat::json
-                              : options.markdown                  ? ReportFormat::markdown
-                                                                  : ReportFormat::text;
+  const ReportFormat format = request.format == Format::json ? ReportFormat::json
+                              : options.markdown             ? ReportFormat::markdown
+                                                             : ReportFormat::text;
   const std::size_t top =
       options.top ? static_cast<std::size_t>(parse_int(*options.top, "--top", 0, 1000000)) : 20;
   std::vector<RegressionRule> rules;
@@ -151,7 +151,7 @@ ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request) {
   return ExitStatus::success;
 }
 
-ExitStatus run_kernels(const KernelsOptions& options, GlobalOptions& global) {
+ExitStatus run_kernels(const KernelsOptions& options, const GlobalOptions& global) {
   KernelsRequest request = make_request(options, global);
   if (options.baseline || options.sizes) return run_report(options, request);
   if (options.fail_on) throw UsageError("--fail-on needs --baseline OLD");
@@ -164,7 +164,7 @@ ExitStatus run_kernels(const KernelsOptions& options, GlobalOptions& global) {
   // rendered on the thread that read the image, while the other images are still being
   // read; the kernels array is then their text in image order.
   std::optional<KernelsJsonWhileReading> while_reading;
-  if (request.format == TableFormat::json && !request.sort) {
+  if (request.format == Format::json && !request.sort) {
     while_reading.emplace(request, architectures);
     request.scan.keep_kernels = false;
     request.scan.on_image = [&](const ImageKernels& image) { while_reading->add(image); };
@@ -177,14 +177,14 @@ ExitStatus run_kernels(const KernelsOptions& options, GlobalOptions& global) {
   const ScanProblems problems = report_problems(result);
 
   switch (request.format) {
-    case TableFormat::json:
+    case Format::json:
       print_kernels_json(result, rows, request, while_reading ? &*while_reading : nullptr);
       break;
-    case TableFormat::csv:
-    case TableFormat::csv_noheader:
+    case Format::csv:
+    case Format::csv_noheader:
       print_kernels_csv(result, rows, request);
       break;
-    case TableFormat::text:
+    default:  // text
       print_kernels_text(result, rows, request, problems.any_cuda);
       break;
   }

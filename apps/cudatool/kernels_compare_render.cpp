@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cudatool/base/units.hpp"
@@ -15,8 +14,6 @@
 
 namespace cudatool::app {
 namespace {
-
-using nlohmann::json;
 
 std::string number_text(double v) {
   char text[32];
@@ -243,40 +240,33 @@ const char* kind_name(KernelChange::Kind kind) {
 // changes, rendered in chunks on all threads.
 void print_json_document(const KernelComparison& c, const ComparisonInputs& in) {
   const auto paths = [](const ScanResult& scan) {
-    json list = json::array();
+    std::vector<std::string> list;
     for (const ScannedFile& f : scan.files) list.push_back(f.path);
     return list;
   };
-  const auto tree = [](json value) {
-    return [value = std::move(value)](std::ostream& os) {
-      std::string text = value.dump(2, ' ', false, json::error_handler_t::replace);
-      // Indented as a member of the document (depth 1).
-      for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 3))
-        text.insert(at + 1, "  ");
-      os << text;
-    };
-  };
-  json architectures = json::array();
+  std::vector<JsonObject> architectures;
   for (const ArchitectureChange& a : c.architectures)
-    architectures.push_back({{"arch", a.arch ? json(a.arch->str()) : json(nullptr)},
-                             {"old_images", a.old_images},
-                             {"new_images", a.new_images},
-                             {"old_bytes", a.old_bytes},
-                             {"new_bytes", a.new_bytes},
-                             {"status", architecture_status(a)}});
-  json summary = {{"old_kernels", c.old_kernels},
-                  {"new_kernels", c.new_kernels},
-                  {"unchanged", c.unchanged},
-                  {"changed", c.changed},
-                  {"improved", c.improved},
-                  {"worsened", c.worsened},
-                  {"added", c.added},
-                  {"removed", c.removed},
-                  {"old_bytes", c.old_bytes},
-                  {"new_bytes", c.new_bytes},
-                  {"regressions", c.regressions},
-                  {"broken_rules", c.broken_rules},
-                  {"passed", c.broken_rules.empty()}};
+    architectures.push_back(JsonObject()
+                                .text_or_null("arch", a.arch ? a.arch->str() : std::string())
+                                .set("old_images", a.old_images)
+                                .set("new_images", a.new_images)
+                                .set("old_bytes", a.old_bytes)
+                                .set("new_bytes", a.new_bytes)
+                                .set("status", architecture_status(a)));
+  JsonObject summary;
+  summary.set("old_kernels", c.old_kernels)
+      .set("new_kernels", c.new_kernels)
+      .set("unchanged", c.unchanged)
+      .set("changed", c.changed)
+      .set("improved", c.improved)
+      .set("worsened", c.worsened)
+      .set("added", c.added)
+      .set("removed", c.removed)
+      .set("old_bytes", c.old_bytes)
+      .set("new_bytes", c.new_bytes)
+      .set("regressions", c.regressions)
+      .set("broken_rules", c.broken_rules)
+      .set("passed", c.broken_rules.empty());
   const auto change = [&](JsonStream& out, std::size_t i) {
     const KernelChange& k = c.changes[i];
     out.begin_object()
@@ -294,13 +284,13 @@ void print_json_document(const KernelComparison& c, const ComparisonInputs& in) 
     out.end_array().member("relocatable", k.relocatable).end_object();
   };
   print_json_streamed(
-      {{"architectures", tree(std::move(architectures))},
-       {"baseline", tree(paths(in.old_scan))},
+      {streamed_value("architectures", std::move(architectures)),
+       streamed_value("baseline", paths(in.old_scan)),
        {"changes",
         [&](std::ostream& os) { write_json_array_parallel(os, c.changes.size(), 0, change); }},
-       {"files", tree(paths(in.new_scan))},
-       {"summary", tree(std::move(summary))},
-       {"threads", tree(c.threads)}});
+       streamed_value("files", paths(in.new_scan)),
+       streamed_value("summary", std::move(summary)),
+       streamed_value("threads", c.threads)});
 }
 
 }  // namespace

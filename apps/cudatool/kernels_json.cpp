@@ -42,8 +42,7 @@ void write_kernel(JsonStream& out, const ScannedKernel& k, const std::string& ar
       .member("num_barriers", r.num_barriers)
       .member("num_regs", r.num_regs);
   if (occupancy) {
-    out.key("occupancy").after_key();
-    write_kernel_occupancy(out, *occupancy);
+    out.member("occupancy", *occupancy);
   }
   out.member("relocatable", image.relocatable).key("required_block_size").after_key();
   dims_json(out, k.bounds.reqntid);

@@ -21,7 +21,7 @@ struct KernelsRequest {
   std::optional<int> threads;       // --threads: add each kernel's occupancy
   std::optional<std::string> sort;  // a column of kernel_sort_columns()
   unsigned jobs = 0;                // worker threads; 0 for one per CPU
-  TableFormat format = TableFormat::text;
+  Format format = Format::text;
   bool wide = false;      // whole names on a terminal too
   bool progress = false;  // a progress bar on stderr
 

@@ -4,17 +4,15 @@
 
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cudatool/base/units.hpp"
+#include "json_stream.hpp"
 #include "kernels_compare.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
 namespace {
-
-using nlohmann::json;
 
 std::string arch_kind(const ArchitectureSize& a) {
   if (!a.arch) return "unknown";
@@ -144,65 +142,68 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
 }
 
 void print_json_document(const SizeReport& report, const ScanResult& scan) {
-  json files = json::array();
+  std::vector<JsonObject> files;
   for (const FileSizes& f : report.files) {
     const ScannedFile& file = scan.files[f.file];
-    json architectures = json::array();
+    std::vector<JsonObject> architectures;
     for (const ArchitectureSize& a : f.architectures)
-      architectures.push_back({{"arch", a.arch ? json(a.arch->str()) : json(nullptr)},
-                               {"kind", arch_kind(a)},
-                               {"images", a.images},
-                               {"kernels", a.kernels},
-                               {"stored_bytes", a.stored_bytes},
-                               {"uncompressed_bytes", a.uncompressed_bytes},
-                               {"file_bytes", a.file_bytes}});
-    json sections = json::array();
+      architectures.push_back(JsonObject()
+                                  .text_or_null("arch", a.arch ? a.arch->str() : std::string())
+                                  .set("kind", arch_kind(a))
+                                  .set("images", a.images)
+                                  .set("kernels", a.kernels)
+                                  .set("stored_bytes", a.stored_bytes)
+                                  .set("uncompressed_bytes", a.uncompressed_bytes)
+                                  .set("file_bytes", a.file_bytes));
+    std::vector<JsonObject> sections;
     for (const FatbinSection& s : file.fatbin_sections)
-      sections.push_back({{"member", s.member.empty() ? json(nullptr) : json(s.member)},
-                          {"name", s.name},
-                          {"size", s.size},
-                          {"container_bytes", s.container_bytes},
-                          {"containers", s.containers}});
-    files.push_back({{"path", file.path},
-                     {"size", f.size},
-                     {"fatbin_section_bytes", f.fatbin_section_bytes},
-                     {"entry_bytes", f.entry_bytes},
-                     {"overhead_bytes", f.overhead_bytes},
-                     {"other_image_bytes", f.other_image_bytes},
-                     {"fatbin_sections", std::move(sections)},
-                     {"architectures", std::move(architectures)}});
+      sections.push_back(JsonObject()
+                             .text_or_null("member", s.member)
+                             .set("name", s.name)
+                             .set("size", s.size)
+                             .set("container_bytes", s.container_bytes)
+                             .set("containers", s.containers));
+    files.push_back(JsonObject()
+                        .set("path", file.path)
+                        .set("size", f.size)
+                        .set("fatbin_section_bytes", f.fatbin_section_bytes)
+                        .set("entry_bytes", f.entry_bytes)
+                        .set("overhead_bytes", f.overhead_bytes)
+                        .set("other_image_bytes", f.other_image_bytes)
+                        .set("fatbin_sections", sections)
+                        .set("architectures", architectures));
   }
   const auto kernel_json = [&](std::size_t i) {
     const ScannedKernel& k = scan.kernels[i];
     const ScannedImage& image = scan.images[k.image];
-    return json{{"name", k.resources.name},
-                {"demangled", k.resources.demangled},
-                {"arch", arch_text(image.arch)},
-                {"file", scan.files[image.file].path},
-                {"image", k.image},
-                {"code_size_bytes", k.resources.code_size_bytes}};
+    return JsonObject()
+        .set("name", k.resources.name)
+        .set("demangled", k.resources.demangled)
+        .set("arch", arch_text(image.arch))
+        .set("file", scan.files[image.file].path)
+        .set("image", k.image)
+        .set("code_size_bytes", k.resources.code_size_bytes);
   };
-  json largest = json::array();
+  std::vector<JsonObject> largest;
   for (const std::size_t i : report.largest_kernels) largest.push_back(kernel_json(i));
-  json families = json::array();
+  std::vector<JsonObject> families;
   for (const TemplateFamily& t : report.families)
-    families.push_back({{"name", t.name}, {"kernels", t.kernels}, {"code_bytes", t.code_bytes}});
-  json duplicates = json::array();
-  for (const DuplicateKernel& d : report.duplicate_kernels) {
-    json k = kernel_json(d.kernel);
-    k["copies"] = d.copies;
-    k["extra_code_bytes"] = d.extra_code_bytes;
-    duplicates.push_back(std::move(k));
-  }
-  print_json({{"files", std::move(files)},
-              {"largest_kernels", std::move(largest)},
-              {"template_families", std::move(families)},
-              {"duplicates",
-               {{"identical_images", report.identical_images},
-                {"identical_image_bytes", report.identical_image_bytes},
-                {"kernel_copies", report.duplicate_kernel_copies},
-                {"kernel_copy_bytes", report.duplicate_kernel_bytes},
-                {"kernels", std::move(duplicates)}}}});
+    families.push_back(
+        JsonObject().set("name", t.name).set("kernels", t.kernels).set("code_bytes", t.code_bytes));
+  std::vector<JsonObject> duplicates;
+  for (const DuplicateKernel& d : report.duplicate_kernels)
+    duplicates.push_back(
+        kernel_json(d.kernel).set("copies", d.copies).set("extra_code_bytes", d.extra_code_bytes));
+  print_json(JsonObject()
+                 .set("files", files)
+                 .set("largest_kernels", largest)
+                 .set("template_families", families)
+                 .set("duplicates", JsonObject()
+                                        .set("identical_images", report.identical_images)
+                                        .set("identical_image_bytes", report.identical_image_bytes)
+                                        .set("kernel_copies", report.duplicate_kernel_copies)
+                                        .set("kernel_copy_bytes", report.duplicate_kernel_bytes)
+                                        .set("kernels", duplicates)));
 }
 
 }  // namespace

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     try {
       status = cudatool::app::to_int(command.run());
     } catch (const std::exception& e) {
-      status = report(e, global.json);
+      status = report(e, global.flags.json || global.json());
     }
     return cudatool::app::finish(status);
   }

@@ -4,10 +4,10 @@
 // (check_prometheus.cpp).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cudatool/check/check.hpp"
+#include "json_stream.hpp"
 
 namespace cudatool::app {
 
@@ -68,7 +68,7 @@ inline std::string remediation_reason(const check::Report& report) {
 
 std::string check_text(const check::Report& report);
 // The --json document without schema_version (print_json adds it).
-nlohmann::json check_json(const check::Report& report, int exit_code);
+JsonObject check_json(const check::Report& report, int exit_code);
 
 // What the Prometheus document says about the run besides the report: its exit code, and
 // when it ran (Unix time).

@@ -30,6 +30,7 @@
 #include "exit_status.hpp"
 #include "in_process.hpp"
 #include "occupancy_json.hpp"
+#include "occupancy_report.hpp"
 #include "render.hpp"
 
 namespace nb = nanobind;
@@ -38,34 +39,16 @@ using namespace nb::literals;
 namespace cudatool::python {
 namespace {
 
-// nlohmann::json -> the Python value json.loads would give.
-nb::object to_python(const nlohmann::json& j) {
-  switch (j.type()) {
-    case nlohmann::json::value_t::null:
-      return nb::none();
-    case nlohmann::json::value_t::boolean:
-      return nb::bool_(j.get<bool>());
-    case nlohmann::json::value_t::number_integer:
-      return nb::int_(j.get<std::int64_t>());
-    case nlohmann::json::value_t::number_unsigned:
-      return nb::int_(j.get<std::uint64_t>());
-    case nlohmann::json::value_t::number_float:
-      return nb::float_(j.get<double>());
-    case nlohmann::json::value_t::string:
-      return nb::str(j.get_ref<const std::string&>().c_str());
-    case nlohmann::json::value_t::array: {
-      nb::list list;
-      for (const auto& v : j) list.append(to_python(v));
-      return list;
-    }
-    case nlohmann::json::value_t::object: {
-      nb::dict dict;
-      for (const auto& [k, v] : j.items()) dict[nb::str(k.c_str())] = to_python(v);
-      return dict;
-    }
-    default:
-      return nb::none();
-  }
+nb::object json_loads(const std::string& text) {
+  return nb::module_::import_("json").attr("loads")(nb::str(text.c_str(), text.size()));
+}
+
+// A value as the CLI's JSON writes it (json_stream.hpp), as json.loads reads it.
+template <class T>
+nb::object to_python(const T& value) {
+  std::string text;
+  app::JsonStream(text).value(value);
+  return json_loads(text);
 }
 
 // A DeviceData with the CLI flags that select the same data (--arch sm_90, --device 0), so
@@ -200,26 +183,6 @@ std::tuple<int, nb::bytes, std::string> run_command(const std::vector<std::strin
   return {app::to_int(run.status), out.take(), std::move(run.err)};
 }
 
-// The occupancy document of `cudatool occupancy --json` for this record's inputs.
-std::vector<std::string> record_command(const PyOccupancyRecord& r) {
-  std::vector<std::string> args{"occupancy", "--json"};
-  const auto& flags = device_data_of(r.devdata).cli_flags;
-  args.insert(args.end(), flags.begin(), flags.end());
-  for (const auto& [flag, value] :
-       {std::pair<const char*, std::string>{"--threads", std::to_string(r.record.threads)},
-        {"--smem", std::to_string(r.record.shared_mem)},
-        {"--regs", std::to_string(r.record.registers)},
-        {"--barriers", std::to_string(r.record.block_barriers)}}) {
-    args.emplace_back(flag);
-    args.push_back(value);
-  }
-  return args;
-}
-
-nb::object json_loads(const std::string& text) {
-  return nb::module_::import_("json").attr("loads")(nb::str(text.c_str(), text.size()));
-}
-
 // Raises the Python class of cudatool._errors that matches `e`, with the CLI's one-line
 // message and what the error carries.
 void raise_translated(const std::exception& e) {
@@ -263,8 +226,7 @@ void raise_translated(const std::exception& e) {
   if (const auto* missing = dynamic_cast<const LibraryNotFoundError*>(&e))
     error.attr("library") = missing->library();
   if (const auto* unknown = dynamic_cast<const UnknownValueError*>(&e)) {
-    nlohmann::json j = unknown->unknown();
-    error.attr("unknown") = to_python(j);
+    error.attr("unknown") = to_python(unknown->unknown());
   }
   PyErr_SetObject(cls.ptr(), error.ptr());
 }
@@ -388,9 +350,9 @@ NB_MODULE(_cudatool, m) {
       .def(
           "column",
           [](const PyDeviceData& d, const std::string& name) -> nb::object {
-            nlohmann::json j = d.data.properties();
-            if (!j.contains(name)) throw nb::key_error(name.c_str());
-            return d.data.knows(name) ? to_python(j[name]) : nb::none();
+            nb::dict columns = nb::cast<nb::dict>(to_python(d.data.properties()));
+            if (!columns.contains(name.c_str())) throw nb::key_error(name.c_str());
+            return d.data.knows(name) ? nb::object(columns[name.c_str()]) : nb::none();
           },
           "name"_a)
       .def(
@@ -409,11 +371,7 @@ NB_MODULE(_cudatool, m) {
       .def_static("make_valid_tex_channel_count", &DeviceData::make_valid_tex_channel_count,
                   "size"_a)
       .def_prop_ro("_cli_flags", [](const PyDeviceData& d) { return d.cli_flags; })
-      .def("to_dict",
-           [](const PyDeviceData& d) {
-             nlohmann::json j = d.data;
-             return to_python(j);
-           })
+      .def("to_dict", [](const PyDeviceData& d) { return to_python(d.data); })
       .def("__repr__", [](const PyDeviceData& d) {
         const auto& p = d.data.properties();
         return "DeviceData(" +
@@ -459,8 +417,17 @@ NB_MODULE(_cudatool, m) {
       .def_prop_ro("occupancy", [](const PyOccupancyRecord& r) { return r.record.occupancy; })
       .def_prop_ro("block_limits",
                    [](const PyOccupancyRecord& r) {
-                     nlohmann::json j = r.record.limits;
-                     return to_python(j);
+                     const BlockLimits& l = r.record.limits;
+                     const auto or_none = [](const std::optional<int>& v) {
+                       return v ? nb::object(nb::int_(*v)) : nb::none();
+                     };
+                     nb::dict d;
+                     d["barriers"] = or_none(l.barriers);
+                     d["device"] = l.device;
+                     d["regs"] = or_none(l.regs);
+                     d["smem"] = or_none(l.smem);
+                     d["warps"] = l.warps;
+                     return d;
                    })
       .def_prop_ro(
           "allocated_registers_per_block",
@@ -474,9 +441,9 @@ NB_MODULE(_cudatool, m) {
                      const DeviceData& data = device_data_of(r.devdata).data;
                      nb::list list;
                      if (auto fewer = fewer_registers_for_more_blocks(data, r.record))
-                       list.append(to_python(nlohmann::json(*fewer)));
+                       list.append(to_python(*fewer));
                      if (auto less = less_shared_memory_for_more_blocks(data, r.record))
-                       list.append(to_python(nlohmann::json(*less)));
+                       list.append(to_python(*less));
                      return list;
                    })
       .def(
@@ -524,12 +491,9 @@ NB_MODULE(_cudatool, m) {
           "measured GPCs answer and where they were measured.")
       .def("to_dict",
            [](const PyOccupancyRecord& r) {
-             app::InProcessRun run;
-             {
-               nb::gil_scoped_release unlocked;
-               run = app::run_in_process(record_command(r));
-             }
-             return json_loads(run.out);
+             const app::OccupancyReport report =
+                 app::launch_report(device_data_of(r.devdata).data, r.record);
+             return json_loads(app::json_document(app::occupancy_json(report)));
            })
       .def("__repr__", [](const PyOccupancyRecord& r) {
         char occupancy[32];
