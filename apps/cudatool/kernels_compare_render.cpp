@@ -1,5 +1,5 @@
-// The comparison's three forms: text sorted by impact, --json
-// (share/schemas/kernels-compare.schema.json), --markdown (a pull-request comment).
+// The comparison's three forms: text sorted by impact, --json (kernels_compare_json.cpp),
+// --markdown (a pull-request comment).
 #include <unistd.h>
 
 #include <cmath>
@@ -8,7 +8,6 @@
 #include <string>
 
 #include "cudatool/base/units.hpp"
-#include "json_stream.hpp"
 #include "kernels_compare.hpp"
 #include "render.hpp"
 
@@ -101,12 +100,6 @@ std::string summary_line(const KernelComparison& c) {
 
 std::string for_terminal(const std::string& text) {
   return printable(text, text.size());
-}
-
-std::string architecture_status(const ArchitectureChange& a) {
-  if (a.old_images == 0) return "added";
-  if (a.new_images == 0) return "removed";
-  return "kept";
 }
 
 void print_text(const KernelComparison& c, const ComparisonInputs& in) {
@@ -204,95 +197,6 @@ void print_markdown(const KernelComparison& c, const ComparisonInputs& in) {
   command_out() << out;
 }
 
-// One side's measures (keys sorted, as every document writes them), or null.
-void write_measures(JsonStream& out, const std::optional<KernelMeasures>& m) {
-  if (!m) {
-    out.value(nullptr);
-    return;
-  }
-  const auto count = [&](const char* key, KernelMetric metric) {
-    const auto& v = (*m)[metric];
-    if (v)
-      out.member(key, static_cast<std::int64_t>(std::llround(*v)));
-    else
-      out.member(key, nullptr);
-  };
-  out.begin_object();
-  count("barriers", KernelMetric::barriers);
-  count("code_size", KernelMetric::code_size);
-  count("local", KernelMetric::local);
-  out.member("occupancy", (*m)[KernelMetric::occupancy]);
-  out.text_or_null("occupancy_reason", m->occupancy_reason);
-  count("registers", KernelMetric::registers);
-  count("shared", KernelMetric::shared);
-  count("spill_loads", KernelMetric::spill_loads);
-  count("spill_stores", KernelMetric::spill_stores);
-  out.end_object();
-}
-
-const char* kind_name(KernelChange::Kind kind) {
-  return kind == KernelChange::Kind::added     ? "added"
-         : kind == KernelChange::Kind::removed ? "removed"
-                                               : "changed";
-}
-
-// Streamed (json_stream.hpp): a comparison of two large libraries has tens of thousands of
-// changes, rendered in chunks on all threads.
-void print_json_document(const KernelComparison& c, const ComparisonInputs& in) {
-  const auto paths = [](const ScanResult& scan) {
-    std::vector<std::string> list;
-    for (const ScannedFile& f : scan.files) list.push_back(f.path);
-    return list;
-  };
-  std::vector<JsonObject> architectures;
-  for (const ArchitectureChange& a : c.architectures)
-    architectures.push_back(JsonObject()
-                                .text_or_null("arch", a.arch ? a.arch->str() : std::string())
-                                .set("old_images", a.old_images)
-                                .set("new_images", a.new_images)
-                                .set("old_bytes", a.old_bytes)
-                                .set("new_bytes", a.new_bytes)
-                                .set("status", architecture_status(a)));
-  JsonObject summary;
-  summary.set("old_kernels", c.old_kernels)
-      .set("new_kernels", c.new_kernels)
-      .set("unchanged", c.unchanged)
-      .set("changed", c.changed)
-      .set("improved", c.improved)
-      .set("worsened", c.worsened)
-      .set("added", c.added)
-      .set("removed", c.removed)
-      .set("old_bytes", c.old_bytes)
-      .set("new_bytes", c.new_bytes)
-      .set("regressions", c.regressions)
-      .set("broken_rules", c.broken_rules)
-      .set("passed", c.broken_rules.empty());
-  const auto change = [&](JsonStream& out, std::size_t i) {
-    const KernelChange& k = c.changes[i];
-    out.begin_object()
-        .member("arch", k.arch.str())
-        .member("demangled", k.demangled)
-        .member("kind", kind_name(k.kind))
-        .member("name", k.name)
-        .key("new")
-        .after_key();
-    write_measures(out, k.new_measures);
-    out.key("old").after_key();
-    write_measures(out, k.old_measures);
-    out.key("regressions").after_key().begin_array();
-    for (const std::string& r : k.regressions) out.value(r);
-    out.end_array().member("relocatable", k.relocatable).end_object();
-  };
-  print_json_streamed(
-      {streamed_value("architectures", std::move(architectures)),
-       streamed_value("baseline", paths(in.old_scan)),
-       {"changes",
-        [&](std::ostream& os) { write_json_array_parallel(os, c.changes.size(), 0, change); }},
-       streamed_value("files", paths(in.new_scan)),
-       streamed_value("summary", std::move(summary)),
-       streamed_value("threads", c.threads)});
-}
-
 }  // namespace
 
 void print_comparison(const KernelComparison& comparison, const ComparisonInputs& inputs,
@@ -302,7 +206,7 @@ void print_comparison(const KernelComparison& comparison, const ComparisonInputs
       print_text(comparison, inputs);
       break;
     case ReportFormat::json:
-      print_json_document(comparison, inputs);
+      print_comparison_json(comparison, inputs);
       break;
     case ReportFormat::markdown:
       print_markdown(comparison, inputs);
