@@ -16,13 +16,17 @@ void print_attrs_text(const AttrsReport& report) {
     command_out() << pad(name, width) << "  " << value << '\n';
 }
 
-void print_attrs_json(const AttrsReport& report) {
+JsonObject attrs_json(const AttrsReport& report) {
   JsonObject attributes;
   for (const auto& [name, value] : report.values) attributes.set(name, value);
-  print_json(JsonObject()
-                 .set("device", report.device)
-                 .set("name", report.name)
-                 .set("attributes", attributes));
+  return JsonObject()
+      .set("device", report.device)
+      .set("name", report.name)
+      .set("attributes", attributes);
+}
+
+void print_attrs_json(const AttrsReport& report) {
+  print_json(attrs_json(report));
 }
 
 void print_attrs_csv(const AttrsReport& report, bool header) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cudatool/device/attributes.hpp"
+#include "json_stream.hpp"
 
 namespace cudatool::app {
 
@@ -31,6 +32,8 @@ AttrsReport attrs_report(const AttrsRequest& request);
 
 void print_attrs_text(const AttrsReport& report);
 void print_attrs_json(const AttrsReport& report);
+// The --json document without schema_version (print_json adds it).
+JsonObject attrs_json(const AttrsReport& report);
 void print_attrs_csv(const AttrsReport& report, bool header);
 
 }  // namespace cudatool::app

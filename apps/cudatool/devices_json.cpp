@@ -34,12 +34,9 @@ JsonObject device_info_object(const DeviceInfo& d) {
   return j;
 }
 
-void print_devices_json(const DevicesReport& report) {
+JsonObject devices_json(const DevicesReport& report) {
   JsonObject j;
-  if (report.none_visible) {
-    print_json(j.set("device_count", 0).set("devices", std::vector<int>()));
-    return;
-  }
+  if (report.none_visible) return j.set("device_count", 0).set("devices", std::vector<int>());
   const DeviceListing& listing = report.listing;
   std::vector<JsonObject> devices;
   for (const DeviceInfo& d : listing.devices) devices.push_back(device_info_object(d));
@@ -53,7 +50,11 @@ void print_devices_json(const DevicesReport& report) {
                               .set("met", report.requirements.met)
                               .set("qualifying_devices", report.requirements.qualifying)
                               .set("problems", report.requirements.problems));
-  print_json(j);
+  return j;
+}
+
+void print_devices_json(const DevicesReport& report) {
+  print_json(devices_json(report));
 }
 
 }  // namespace cudatool::app

@@ -5,6 +5,7 @@
 
 #include "cudatool/device/device_info.hpp"
 #include "format.hpp"
+#include "json_stream.hpp"
 
 namespace cudatool::app {
 
@@ -29,6 +30,8 @@ DevicesReport devices_report(const DevicesRequest& request);
 
 void print_devices_text(const DevicesReport& report);
 void print_devices_json(const DevicesReport& report);
+// The --json document without schema_version (print_json adds it).
+JsonObject devices_json(const DevicesReport& report);
 // One CSV line per device; `header`: the column names first.
 void print_devices_csv(const DevicesReport& report, bool header, bool memory_usage);
 

@@ -1,8 +1,10 @@
 // cudatool._cudatool: the C++ half of the Python module. DeviceData and OccupancyRecord are
 // libcudatool's own (constructed here, read in place: about a third of a microsecond a
-// record); every document (to_dict(), and what the Python half wraps in result objects) is
-// made by the CLI's own command code, run in this process (apps/cudatool/in_process.hpp),
-// so that it equals `cudatool ... --json` byte for byte before parsing. C++ exceptions
+// record). Every document (to_dict(), and what the Python half wraps in result objects) is
+// made by the CLI's own renderer (apps/cudatool): devices(), attributes() and
+// OccupancyRecord.to_dict() call the library and the renderer directly; the other commands
+// still run in this process through run_command (apps/cudatool/in_process.hpp), so that a
+// document equals `cudatool ... --json` byte for byte before parsing. C++ exceptions
 // become the Python classes of cudatool/_errors.py, carrying the CLI's one-line message.
 // Nothing here loads libcuda: the library opens it at the first call that needs it.
 #include <nanobind/nanobind.h>
@@ -22,11 +24,13 @@
 #include <tuple>
 #include <vector>
 
+#include "attrs_report.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "devices_report.hpp"
 #include "exit_status.hpp"
 #include "in_process.hpp"
 #include "occupancy_json.hpp"
@@ -251,6 +255,40 @@ NB_MODULE(_cudatool, m) {
       raise_translated(e);
     }
   });
+
+  // The library's requests and results, bound directly: the document is the CLI's renderer's.
+  m.def(
+      "devices",
+      [](bool memory_usage) {
+        app::DevicesRequest request;
+        request.memory_usage = memory_usage;
+        app::DevicesReport report;
+        {
+          nb::gil_scoped_release unlocked;
+          report = app::devices_report(request);
+        }
+        // A device the driver does not answer for: listed, and the CLI exits 5 naming it.
+        for (const DeviceInfo& d : report.listing.devices)
+          if (!d.error.empty())
+            throw RuntimeError("device " + std::to_string(d.ordinal) + " (" + d.pci_bus_id + ", " +
+                               (d.uuid.empty() ? "no UUID" : d.uuid) +
+                               ") does not answer: " + d.error);
+        return json_loads(app::json_document(app::devices_json(report)));
+      },
+      "memory_usage"_a = false, "`cudatool devices --json` as a dict.");
+  m.def(
+      "attributes",
+      [](std::optional<std::string> device, const std::vector<std::string>& names) {
+        const app::AttrsRequest request = app::attrs_request(device, names, false);
+        app::AttrsReport report;
+        {
+          nb::gil_scoped_release unlocked;
+          report = app::attrs_report(request);
+        }
+        return json_loads(app::json_document(app::attrs_json(report)));
+      },
+      "device"_a = nb::none(), "names"_a = std::vector<std::string>(),
+      "`cudatool attrs --json [--device D] [NAME...]` as a dict.");
 
   m.def("run_command", &run_command, "arguments"_a,
         "Runs `cudatool ARGUMENTS...` in this process (the GIL released): (exit status, "
