@@ -184,8 +184,8 @@ Command add_bench_pool(CLI::App& root, GlobalOptions& global) {
             }
             const bench::Result result = bench::run(config, std::move(context), progress);
             bar.reset();
-            if (global.json)
-              print_json(nlohmann::json(result));
+            if (global.json())
+              print_json(bench_pool_json(result));
             else
               print_bench_pool_text(result);
             return ExitStatus::success;

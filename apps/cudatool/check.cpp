@@ -30,7 +30,6 @@ struct CheckOptions {
   std::optional<std::string> expect_count, expect_name;
   // Decimals go through the strict parser (base/numbers.hpp), before the driver is touched.
   std::optional<std::string> fraction, min_h2d, min_d2h, min_d2d, min_peer;
-  std::optional<std::string> format;
   std::optional<std::string> max_used_memory;  // a size (base/units.hpp)
   bool require_idle = false;
   bool strict = false;
@@ -98,12 +97,12 @@ ExitStatus check_exit_status(const check::Report& report, bool strict) {
   return ExitStatus::success;
 }
 
-void render(const std::string& format, const check::Report& report, const CheckRun& run) {
-  if (format == "json")
+void render(Format format, const check::Report& report, const CheckRun& run) {
+  if (format == Format::json)
     print_json(check_json(report, run.exit_code), kCheckSchemaVersion);
-  else if (format == "prometheus")
+  else if (format == Format::prometheus)
     command_out() << check_prometheus(&report, run);
-  else if (format == "nfd")
+  else if (format == Format::nfd)
     command_out() << check_nfd(&report);
   else
     command_out() << check_text(report);
@@ -116,7 +115,7 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
       "check", "Smoke-check every GPU: identity, health, compute, bandwidth (exit 9 on a failure)");
   auto options = std::make_shared<CheckOptions>();
   add_json_flag(*sub, global);
-  sub->add_option("--format", options->format,
+  sub->add_option("--format", global.flags.format,
                   "Output: text, json, prometheus or nfd (Node Feature Discovery's features.d)")
       ->check(CLI::IsMember({"text", "json", "prometheus", "nfd"}));
   sub->add_option("--device", options->devices,
@@ -150,18 +149,14 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
   // collector replaces the node's last file instead of keeping it; main reports the error
   // and gives the exit code (after_error), which the document carries.
   struct Run {
-    std::string format;
+    Format format = Format::text;
     double started = 0;          // Unix time
     bool owes_document = false;  // from asking for the devices until the report is made
   };
   auto run = std::make_shared<Run>();
   return {sub,
           [options, run, &global]() {
-            // --json is --format json; with another --format it is a contradiction.
-            if (global.json && options->format && *options->format != "json")
-              throw UsageError("--json and --format " + *options->format + " exclude each other");
-            run->format = global.json ? "json" : options->format.value_or("text");
-            if (run->format == "json") global.json = true;
+            run->format = global.format;
             check::Options o = make_request(*options);
             run->started = static_cast<double>(std::time(nullptr));
             run->owes_document = true;
@@ -174,9 +169,9 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
           },
           [run](int exit_code) {
             if (!run->owes_document) return;
-            if (run->format == "prometheus")
+            if (run->format == Format::prometheus)
               command_out() << check_prometheus(nullptr, {exit_code, run->started});
-            else if (run->format == "nfd")
+            else if (run->format == Format::nfd)
               command_out() << check_nfd(nullptr);
           }};
 }

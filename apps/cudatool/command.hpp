@@ -15,20 +15,16 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "exit_status.hpp"
+#include "format.hpp"
 
 namespace cudatool::app {
 
 // Options every subcommand shares.
 struct GlobalOptions {
-  bool json = false;  // --json: machine-readable output on stdout
-  // --format of the tabular commands (add_table_format_option); unset: text, or --json.
-  std::optional<std::string> format;
+  FormatFlags flags;             // --json, and --format where the command has it
+  Format format = Format::text;  // what they ask for (format.hpp), parsed before the action
+  bool json() const { return format == Format::json; }
 };
-
-// What a tabular command prints: its text table, JSON, or CSV (RFC 4180: a header line of
-// column names, then one line per row; nvidia-smi's spelling, "csv,noheader", leaves the
-// header out).
-enum class TableFormat { text, json, csv, csv_noheader };
 
 struct Command {
   CLI::App* app = nullptr;
@@ -41,7 +37,7 @@ struct Command {
 
 // Adds the shared --json flag to a subcommand.
 inline void add_json_flag(CLI::App& sub, GlobalOptions& global) {
-  sub.add_flag("--json", global.json, "Print JSON for scripts instead of text");
+  sub.add_flag("--json", global.flags.json, "Print JSON for scripts instead of text");
 }
 
 // Adds --fresh to a subcommand that answers from the device cache (device_cache.hpp).
@@ -77,25 +73,10 @@ inline std::vector<std::string> architecture_names() {
 // Adds --format (text, json, csv, csv,noheader) to a tabular command: devices, attrs,
 // kernels, occupancy.
 inline void add_table_format_option(CLI::App& sub, GlobalOptions& global) {
-  sub.add_option("--format", global.format,
+  sub.add_option("--format", global.flags.format,
                  "Output: text, json (as --json), csv (a header line, then a line per row) or "
                  "csv,noheader")
       ->check(completion_choices({"text", "json", "csv", "csv,noheader"}, true));
-}
-
-// The format asked for; --json with another --format is a usage error, --format json sets
-// global.json.
-inline TableFormat table_format(GlobalOptions& global) {
-  if (global.json && global.format && *global.format != "json")
-    throw UsageError("--json and --format " + *global.format + " exclude each other");
-  const std::string format = global.json ? "json" : global.format.value_or("text");
-  if (format == "json") {
-    global.json = true;
-    return TableFormat::json;
-  }
-  if (format == "csv") return TableFormat::csv;
-  if (format == "csv,noheader") return TableFormat::csv_noheader;
-  return TableFormat::text;
 }
 
 Command add_devices(CLI::App& root, GlobalOptions& global);

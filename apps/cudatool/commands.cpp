@@ -27,11 +27,18 @@ std::vector<Command> add_commands(CLI::App& root, GlobalOptions& global) {
       "compat), 11 some code cannot run on a target GPU (cudatool compat), 12 some code runs only "
       "by JIT and --require native (cudatool compat), 13 a regression (cudatool kernels "
       "--fail-on). See cudatool(1).");
-  return {
+  std::vector<Command> commands = {
       add_devices(root, global),    add_attrs(root, global),     add_compile(root, global),
       add_bench_pool(root, global), add_occupancy(root, global), add_kernels(root, global),
       add_completion(root, global), add_check(root, global),     add_compat(root, global),
   };
+  // The format, parsed once before any action runs.
+  for (Command& command : commands)
+    command.run = [run = std::move(command.run), &global] {
+      global.format = parse_format(global.flags);
+      return run();
+    };
+  return commands;
 }
 
 std::string parse_error_message(const CLI::App& root, const CLI::ParseError& error,

@@ -81,7 +81,7 @@ ExitStatus run(const CompatOptions& o, const GlobalOptions& global) {
                    : o.cuda ? compat_driver_from_cuda(*o.cuda, "--cuda")
                             : machine_compat_driver();
   CompatAnswer answer{check_compat(request), require_native, o.all};
-  if (global.json)
+  if (global.json())
     print_compat_json(answer);
   else
     print_compat_text(answer);

@@ -52,7 +52,7 @@ ExitStatus run_compile(CompileFlags& f, const GlobalOptions& global) {
     return ExitStatus::success;
   }
   check_compile_flags(flags);
-  if (flags.output && *flags.output == "-" && global.json)
+  if (flags.output && *flags.output == "-" && global.json())
     throw UsageError(
         "-o -: the image goes to standard output, where --json prints the "
         "document; give -o a file");
@@ -72,7 +72,7 @@ ExitStatus run_compile(CompileFlags& f, const GlobalOptions& global) {
   if (!cache.config().note.empty()) print_message("note: " + cache.config().note);
   std::vector<CompileTarget> targets;
   for (const Arch& arch : archs) {
-    targets.push_back(compile_target(base, arch, archs.size() > 1, flags, cache, global.json));
+    targets.push_back(compile_target(base, arch, archs.size() > 1, flags, cache, global.json()));
   }
   for (const auto& w : cache.warnings()) print_message("warning: " + w);
   if (base.keep_dir) print_message("kept intermediate files in " + base.keep_dir->string());

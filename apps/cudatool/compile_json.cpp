@@ -1,48 +1,51 @@
 #include "compile_json.hpp"
 
-namespace cudatool {
+namespace cudatool::app {
 
-void to_json(nlohmann::json& j, const KernelResources& k) {
-  j = nlohmann::json{{"name", k.name},
-                     {"demangled", k.demangled},
-                     {"num_regs", k.num_regs},
-                     {"shared_size_bytes", k.shared_size_bytes},
-                     {"local_size_bytes", k.local_size_bytes},
-                     {"const_size_bytes", k.const_size_bytes},
-                     {"max_threads_per_block", k.max_threads_per_block},
-                     {"num_barriers", k.num_barriers},
-                     {"stack_unknown", k.stack_unknown}};
+JsonObject resources_object(const KernelResources& k) {
+  JsonObject j;
+  j.set("name", k.name)
+      .set("demangled", k.demangled)
+      .set("num_regs", k.num_regs)
+      .set("shared_size_bytes", k.shared_size_bytes)
+      .set("local_size_bytes", k.local_size_bytes)
+      .set("const_size_bytes", k.const_size_bytes)
+      .set("max_threads_per_block", k.max_threads_per_block)
+      .set("num_barriers", k.num_barriers)
+      .set("stack_unknown", k.stack_unknown);
+  return j;
 }
 
-void to_json(nlohmann::json& j, const CompileResult& r) {
-  j = nlohmann::json{{"arch", r.arch.str()},
-                     {"output", to_string(r.output)},
-                     {"size_bytes", r.image.size()},
-                     {"engine", r.compiler},
-                     {"engine_reason", r.engine_reason},
-                     {"compiler", r.compiler},
-                     {"compiler_version", r.compiler_version},
-                     {"options", r.options},
-                     {"log", r.log},
-                     {"cache_key", r.cache_key},
-                     {"cache_hit", r.cache_hit},
-                     {"memo_hit", r.memo_hit},
-                     {"compile_seconds", r.compile_seconds},
-                     {"includes", r.includes}};
-  if (!r.cache_path.empty()) j["cache_path"] = r.cache_path;
-  if (!r.kept_files.empty()) j["kept_files"] = r.kept_files;
+JsonObject compile_result_object(const CompileResult& r) {
+  JsonObject j;
+  j.set("arch", r.arch.str())
+      .set("output", to_string(r.output))
+      .set("size_bytes", r.image.size())
+      .set("engine", r.compiler)
+      .set("engine_reason", r.engine_reason)
+      .set("compiler", r.compiler)
+      .set("compiler_version", r.compiler_version)
+      .set("options", r.options)
+      .set("log", r.log)
+      .set("memo_hit", r.memo_hit)
+      .set("compile_seconds", r.compile_seconds)
+      .set("includes", r.includes);
+  if (!r.kept_files.empty()) j.set("kept_files", r.kept_files);
+  return j;
 }
 
-void to_json(nlohmann::json& j, const CacheStats& s) {
-  j = nlohmann::json{
-      {"dir", s.dir}, {"entries", s.entries}, {"bytes", s.bytes}, {"max_bytes", s.max_bytes}};
+JsonObject cache_stats_object(const CacheStats& s) {
+  JsonObject j;
+  j.set("dir", s.dir).set("entries", s.entries).set("bytes", s.bytes).set("max_bytes", s.max_bytes);
+  return j;
 }
 
-void to_json(nlohmann::json& j, const ResourceDifference& d) {
-  j = nlohmann::json{{"kernel", d.kernel},
-                     {"attribute", d.attribute},
-                     {"offline", d.offline},
-                     {"loaded", d.loaded}};
+void write_json(JsonStream& out, const ResourceDifference& d) {
+  out.value(JsonObject()
+                .set("kernel", d.kernel)
+                .set("attribute", d.attribute)
+                .set("offline", d.offline)
+                .set("loaded", d.loaded));
 }
 
-}  // namespace cudatool
+}  // namespace cudatool::app

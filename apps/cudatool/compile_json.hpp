@@ -1,20 +1,21 @@
-// The JSON of a compile's structs (compile --json, kernels' resources, the Python module):
-// the library returns plain structs and formats nothing (lib/README.md). In namespace
-// cudatool so that nlohmann finds them by argument-dependent lookup.
+// The JSON of a compile's structs (compile --json, occupancy's kernel, the Python module):
+// the library returns plain structs and formats nothing (lib/README.md).
 #pragma once
-
-#include <nlohmann/json.hpp>
 
 #include "cudatool/binary/cubin.hpp"
 #include "cudatool/compile/compile_cache.hpp"
 #include "cudatool/compile/compiler.hpp"
 #include "cudatool/compile/module.hpp"
+#include "json_stream.hpp"
 
-namespace cudatool {
+namespace cudatool::app {
 
-void to_json(nlohmann::json& j, const KernelResources& k);
-void to_json(nlohmann::json& j, const CompileResult& r);
-void to_json(nlohmann::json& j, const CacheStats& s);
-void to_json(nlohmann::json& j, const ResourceDifference& d);
+// The one object of a kernel's resources (compile's kernels, occupancy's kernel).
+JsonObject resources_object(const KernelResources& k);
+// A compile's result without its cache members (key, hit, path: compile_render.cpp's cache
+// object holds them).
+JsonObject compile_result_object(const CompileResult& r);
+JsonObject cache_stats_object(const CacheStats& s);
+void write_json(JsonStream& out, const ResourceDifference& d);
 
-}  // namespace cudatool
+}  // namespace cudatool::app

@@ -3,7 +3,6 @@
 // cache commands (--cache-stats, --cache-clear, --cache-trim).
 #include <algorithm>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -48,28 +47,29 @@ std::string describe_kernel(const KernelResources& k) {
   return k.demangled == k.name ? k.name : k.demangled + " [" + k.name + "]";
 }
 
-nlohmann::json target_json(const CompileTarget& t, const CompileFlags& flags,
-                           const CompileCache& cache) {
-  nlohmann::json out = t.result;
-  out["source"] = t.request.source_name;
-  if (flags.output) out["output_path"] = *flags.output;
-  // One cache object: the result's own cache_key/cache_hit/cache_path move into it.
-  out["cache"] = {{"enabled", cache.enabled()},
-                  {"dir", cache.config().dir.string()},
-                  {"hit", t.result.cache_hit},
-                  {"key", t.result.cache_key}};
-  if (!t.result.cache_path.empty()) out["cache"]["path"] = t.result.cache_path;
-  for (const char* moved : {"cache_key", "cache_hit", "cache_path"}) out.erase(moved);
-  if (t.request.keep_dir) out["kept_dir"] = t.request.keep_dir->string();
-  nlohmann::json list = nlohmann::json::array();
+JsonObject target_json(const CompileTarget& t, const CompileFlags& flags,
+                       const CompileCache& cache) {
+  JsonObject out = compile_result_object(t.result);
+  out.set("source", t.request.source_name);
+  if (flags.output) out.set("output_path", *flags.output);
+  // One cache object for the result's cache key, hit and path.
+  JsonObject cache_object;
+  cache_object.set("enabled", cache.enabled())
+      .set("dir", cache.config().dir.string())
+      .set("hit", t.result.cache_hit)
+      .set("key", t.result.cache_key);
+  if (!t.result.cache_path.empty()) cache_object.set("path", t.result.cache_path);
+  out.set("cache", cache_object);
+  if (t.request.keep_dir) out.set("kept_dir", t.request.keep_dir->string());
+  std::vector<JsonObject> list;
   for (std::size_t i = 0; i < t.kernels.size(); ++i) {
-    nlohmann::json k = t.kernels[i];
-    if (flags.threads) k["occupancy"] = kernel_occupancy_json(t.occupancy[i]);
-    if (flags.load) k["loaded"] = t.loaded[i];
+    JsonObject k = resources_object(t.kernels[i]);
+    if (flags.threads) k.set("occupancy", t.occupancy[i]);
+    if (flags.load) k.set("loaded", resources_object(t.loaded[i]));
     list.push_back(std::move(k));
   }
-  out["kernels"] = std::move(list);
-  if (flags.load) out["differences"] = t.differences;
+  out.set("kernels", list);
+  if (flags.load) out.set("differences", t.differences);
   return out;
 }
 
@@ -136,24 +136,24 @@ void print_target_text(const CompileTarget& t, const CompileFlags& flags) {
 int run_cache_command(const CompileFlags& flags, const GlobalOptions& global) {
   const CacheConfig config = cache_config(flags, false);
   CompileCache cache(config);
-  nlohmann::json out;
+  JsonObject out;
   if (flags.cache_clear) {
     const auto removed = cache.clear();
-    out["removed_entries"] = removed;
-    if (!global.json)
+    out.set("removed_entries", removed);
+    if (!global.json())
       command_out() << "removed " << removed << " entries from " << config.dir.string() << '\n';
   }
   if (flags.cache_trim) {
     const auto limit = parse_size(*flags.cache_trim, "--cache-trim");
     const auto removed = cache.trim(limit);
-    out["trimmed_entries"] = removed;
-    if (!global.json)
+    out.set("trimmed_entries", removed);
+    if (!global.json())
       command_out() << "trimmed " << removed << " entries (limit " << limit << " bytes)\n";
   }
   const CacheStats stats = cache.stats();
-  out["cache"] = stats;
-  out["cache"]["enabled"] = cache_config(flags, flags.no_cache).enabled;
-  if (global.json) {
+  out.set("cache",
+          cache_stats_object(stats).set("enabled", cache_config(flags, flags.no_cache).enabled));
+  if (global.json()) {
     print_json(out, kCompileSchemaVersion);
   } else if (flags.cache_stats || (!flags.cache_clear && !flags.cache_trim)) {
     command_out() << "cache " << stats.dir << ": " << stats.entries << " entries, " << stats.bytes
@@ -173,7 +173,7 @@ void print_compile_failure(const CompileError& e, const CompileRequest& request)
 
 void print_targets(const std::vector<CompileTarget>& targets, const CompileFlags& flags,
                    const CompileCache& cache, const GlobalOptions& global) {
-  if (!global.json) {
+  if (!global.json()) {
     for (std::size_t i = 0; i < targets.size(); ++i) {
       if (i > 0) command_out() << '\n';
       print_target_text(targets[i], flags);
@@ -181,11 +181,10 @@ void print_targets(const std::vector<CompileTarget>& targets, const CompileFlags
   } else if (targets.size() == 1) {
     print_json(target_json(targets.front(), flags, cache), kCompileSchemaVersion);
   } else {
-    nlohmann::json out = {{"source", targets.front().request.source_name}};
-    nlohmann::json list = nlohmann::json::array();
+    std::vector<JsonObject> list;
     for (const auto& t : targets) list.push_back(target_json(t, flags, cache));
-    out["targets"] = std::move(list);
-    print_json(out, kCompileSchemaVersion);
+    print_json(JsonObject().set("source", targets.front().request.source_name).set("targets", list),
+               kCompileSchemaVersion);
   }
 }
 

@@ -13,6 +13,7 @@
 #include "command.hpp"
 #include "completion_spec.hpp"
 #include "cudatool/base/error.hpp"
+#include "json_stream.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
@@ -38,8 +39,8 @@ Command add_completion(CLI::App& root, GlobalOptions& global) {
             const std::string script = *shell == "bash"  ? bash_script(spec)
                                        : *shell == "zsh" ? zsh_script(spec)
                                                          : fish_script(spec);
-            if (global.json)
-              print_json({{"shell", *shell}, {"script", script}});
+            if (global.json())
+              print_json(JsonObject().set("shell", *shell).set("script", script));
             else
               command_out() << script;
             return ExitStatus::success;

@@ -1,19 +1,13 @@
-// The JSON of the device domain's structs (devices --json, the requirements object of
-// devices and check, the Python module's to_dict): the library returns plain structs and
-// formats nothing (lib/README.md). In namespace cudatool so that nlohmann finds them by
-// argument-dependent lookup.
+// The JSON of the device domain's structs (devices --json, check's devices): the library
+// returns plain structs and formats nothing (lib/README.md).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "cudatool/device/device_info.hpp"
+#include "json_stream.hpp"
 
-namespace cudatool {
+namespace cudatool::app {
 
-void to_json(nlohmann::json& j, const ComputeCapability& cc);
-void to_json(nlohmann::json& j, const MemoryUsage& usage);
-void to_json(nlohmann::json& j, const DeviceInfo& info);
-void to_json(nlohmann::json& j, const DeviceListing& listing);
-void to_json(nlohmann::json& j, const RequirementReport& report);
+// A device's object: check's devices add their verdicts to it.
+JsonObject device_info_object(const DeviceInfo& info);
 
-}  // namespace cudatool
+}  // namespace cudatool::app

@@ -7,8 +7,6 @@
 // cluster_reason where the kernel has no compile-time cluster dimensions.
 #pragma once
 
-#include <nlohmann/json.hpp>
-#include <string>
 #include <string_view>
 
 #include "cudatool/occupancy/kernel_occupancy.hpp"
@@ -16,7 +14,7 @@
 
 namespace cudatool::app {
 
-inline void write_kernel_occupancy(JsonStream& out, const KernelOccupancy& oc) {
+inline void write_json(JsonStream& out, const KernelOccupancy& oc) {
   out.begin_object();
   if (oc.cluster_reason.empty())
     out.member("cluster_reason", nullptr);
@@ -43,15 +41,6 @@ inline void write_kernel_occupancy(JsonStream& out, const KernelOccupancy& oc) {
         .member("warps_per_mp", nullptr);
   }
   out.end_object();
-}
-
-// The same object as a tree, for documents built with nlohmann (compile): written by the
-// writer above and read back, so that the two can never differ.
-inline nlohmann::json kernel_occupancy_json(const KernelOccupancy& oc) {
-  std::string text;
-  JsonStream out(text);
-  write_kernel_occupancy(out, oc);
-  return nlohmann::json::parse(text);
 }
 
 }  // namespace cudatool::app

@@ -47,4 +47,11 @@ void print_comparison(const KernelComparison& comparison, const ComparisonInputs
 
 void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format, bool wide);
 
+// The --json forms (kernels_compare_json.cpp, kernels_sizes_json.cpp), and the words both
+// the text and the JSON use.
+void print_comparison_json(const KernelComparison& comparison, const ComparisonInputs& inputs);
+void print_sizes_json(const SizeReport& report, const ScanResult& scan);
+std::string architecture_status(const ArchitectureChange& a);  // "added", "removed", "kept"
+std::string arch_kind(const ArchitectureSize& a);              // "sass", "ptx", "unknown"
+
 }  // namespace cudatool::app

@@ -1,22 +1,18 @@
-// The comparison's three forms: text sorted by impact, --json
-// (share/schemas/kernels-compare.schema.json), --markdown (a pull-request comment).
+// The comparison's three forms: text sorted by impact, --json (kernels_compare_json.cpp),
+// --markdown (a pull-request comment).
 #include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cudatool/base/units.hpp"
-#include "json_stream.hpp"
 #include "kernels_compare.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
 namespace {
-
-using nlohmann::json;
 
 std::string number_text(double v) {
   char text[32];
@@ -104,12 +100,6 @@ std::string summary_line(const KernelComparison& c) {
 
 std::string for_terminal(const std::string& text) {
   return printable(text, text.size());
-}
-
-std::string architecture_status(const ArchitectureChange& a) {
-  if (a.old_images == 0) return "added";
-  if (a.new_images == 0) return "removed";
-  return "kept";
 }
 
 void print_text(const KernelComparison& c, const ComparisonInputs& in) {
@@ -207,102 +197,6 @@ void print_markdown(const KernelComparison& c, const ComparisonInputs& in) {
   command_out() << out;
 }
 
-// One side's measures (keys sorted, as every document writes them), or null.
-void write_measures(JsonStream& out, const std::optional<KernelMeasures>& m) {
-  if (!m) {
-    out.value(nullptr);
-    return;
-  }
-  const auto count = [&](const char* key, KernelMetric metric) {
-    const auto& v = (*m)[metric];
-    if (v)
-      out.member(key, static_cast<std::int64_t>(std::llround(*v)));
-    else
-      out.member(key, nullptr);
-  };
-  out.begin_object();
-  count("barriers", KernelMetric::barriers);
-  count("code_size", KernelMetric::code_size);
-  count("local", KernelMetric::local);
-  out.member("occupancy", (*m)[KernelMetric::occupancy]);
-  out.text_or_null("occupancy_reason", m->occupancy_reason);
-  count("registers", KernelMetric::registers);
-  count("shared", KernelMetric::shared);
-  count("spill_loads", KernelMetric::spill_loads);
-  count("spill_stores", KernelMetric::spill_stores);
-  out.end_object();
-}
-
-const char* kind_name(KernelChange::Kind kind) {
-  return kind == KernelChange::Kind::added     ? "added"
-         : kind == KernelChange::Kind::removed ? "removed"
-                                               : "changed";
-}
-
-// Streamed (json_stream.hpp): a comparison of two large libraries has tens of thousands of
-// changes, rendered in chunks on all threads.
-void print_json_document(const KernelComparison& c, const ComparisonInputs& in) {
-  const auto paths = [](const ScanResult& scan) {
-    json list = json::array();
-    for (const ScannedFile& f : scan.files) list.push_back(f.path);
-    return list;
-  };
-  const auto tree = [](json value) {
-    return [value = std::move(value)](std::ostream& os) {
-      std::string text = value.dump(2, ' ', false, json::error_handler_t::replace);
-      // Indented as a member of the document (depth 1).
-      for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 3))
-        text.insert(at + 1, "  ");
-      os << text;
-    };
-  };
-  json architectures = json::array();
-  for (const ArchitectureChange& a : c.architectures)
-    architectures.push_back({{"arch", a.arch ? json(a.arch->str()) : json(nullptr)},
-                             {"old_images", a.old_images},
-                             {"new_images", a.new_images},
-                             {"old_bytes", a.old_bytes},
-                             {"new_bytes", a.new_bytes},
-                             {"status", architecture_status(a)}});
-  json summary = {{"old_kernels", c.old_kernels},
-                  {"new_kernels", c.new_kernels},
-                  {"unchanged", c.unchanged},
-                  {"changed", c.changed},
-                  {"improved", c.improved},
-                  {"worsened", c.worsened},
-                  {"added", c.added},
-                  {"removed", c.removed},
-                  {"old_bytes", c.old_bytes},
-                  {"new_bytes", c.new_bytes},
-                  {"regressions", c.regressions},
-                  {"broken_rules", c.broken_rules},
-                  {"passed", c.broken_rules.empty()}};
-  const auto change = [&](JsonStream& out, std::size_t i) {
-    const KernelChange& k = c.changes[i];
-    out.begin_object()
-        .member("arch", k.arch.str())
-        .member("demangled", k.demangled)
-        .member("kind", kind_name(k.kind))
-        .member("name", k.name)
-        .key("new")
-        .after_key();
-    write_measures(out, k.new_measures);
-    out.key("old").after_key();
-    write_measures(out, k.old_measures);
-    out.key("regressions").after_key().begin_array();
-    for (const std::string& r : k.regressions) out.value(r);
-    out.end_array().member("relocatable", k.relocatable).end_object();
-  };
-  print_json_streamed(
-      {{"architectures", tree(std::move(architectures))},
-       {"baseline", tree(paths(in.old_scan))},
-       {"changes",
-        [&](std::ostream& os) { write_json_array_parallel(os, c.changes.size(), 0, change); }},
-       {"files", tree(paths(in.new_scan))},
-       {"summary", tree(std::move(summary))},
-       {"threads", tree(c.threads)}});
-}
-
 }  // namespace
 
 void print_comparison(const KernelComparison& comparison, const ComparisonInputs& inputs,
@@ -312,7 +206,7 @@ void print_comparison(const KernelComparison& comparison, const ComparisonInputs
       print_text(comparison, inputs);
       break;
     case ReportFormat::json:
-      print_json_document(comparison, inputs);
+      print_comparison_json(comparison, inputs);
       break;
     case ReportFormat::markdown:
       print_markdown(comparison, inputs);

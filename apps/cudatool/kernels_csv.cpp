@@ -15,7 +15,7 @@ void print_kernels_csv(const ScanResult& result, const KernelRows& rows,
   if (request.threads)
     for (const char* c : {"block_threads", "blocks_per_sm", "occupancy", "limited_by"})
       columns.push_back(c);
-  if (request.format == TableFormat::csv) print_csv_row(columns);
+  if (request.format == Format::csv) print_csv_row(columns);
   for (std::size_t i : rows.shown) {
     const ScannedKernel& k = result.kernels[i];
     const KernelResources& r = k.resources;

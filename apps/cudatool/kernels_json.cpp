@@ -4,7 +4,7 @@
 #include <array>
 #include <optional>
 
-#include "json_stream.hpp"
+#include "json_streamed.hpp"
 #include "kernel_occupancy_json.hpp"
 #include "render.hpp"
 
@@ -42,8 +42,7 @@ void write_kernel(JsonStream& out, const ScannedKernel& k, const std::string& ar
       .member("num_barriers", r.num_barriers)
       .member("num_regs", r.num_regs);
   if (occupancy) {
-    out.key("occupancy").after_key();
-    write_kernel_occupancy(out, *occupancy);
+    out.member("occupancy", *occupancy);
   }
   out.member("relocatable", image.relocatable).key("required_block_size").after_key();
   dims_json(out, k.bounds.reqntid);
@@ -110,16 +109,13 @@ void KernelsJsonWhileReading::add(const ImageKernels& image) {
   if (!request_.pattern) text.reserve(image.kernels.size() * 1024);
   JsonStream out(text, 2, false);  // each element preceded by a comma, the first's cut
   // An image with kernels is a CUBIN, which always has an architecture.
-  const Arch arch = image.info.arch.value_or(Arch{});
-  const std::string arch_name = arch.str();
-  for (const ScannedKernel& k : image.kernels) {
-    if (!request_.keeps(k.resources)) continue;
-    std::optional<KernelOccupancy> occupancy;
-    if (request_.threads)
-      occupancy = occupancy_for_kernel(architectures_, arch, k.resources, k.bounds,
-                                       image.info.relocatable, *request_.threads);
-    write_kernel(out, k, arch_name, image.info, image.file, occupancy ? &*occupancy : nullptr);
-  }
+  const std::string arch_name = image.info.arch.value_or(Arch{}).str();
+  for_each_selected_kernel(
+      request_, architectures_, image.kernels,
+      [&](const ScannedKernel&) -> const ScannedImage& { return image.info; },
+      [&](std::size_t i, const KernelOccupancy* occupancy) {
+        write_kernel(out, image.kernels[i], arch_name, image.info, image.file, occupancy);
+      });
   if (text.empty()) return;
   const std::lock_guard<std::mutex> lock(mutex_);
   rendered_.emplace_back(image.image, std::move(text));

@@ -1,7 +1,6 @@
 #include "kernels_selection.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include "cudatool/base/parallel.hpp"
 
@@ -14,25 +13,6 @@ const std::vector<std::string>& kernel_sort_columns() {
 }
 
 namespace {
-
-// The names are matched in blocks on all threads, each block writing its own flags.
-std::vector<std::size_t> kept_kernels(const ScanResult& result, const KernelsRequest& request) {
-  std::vector<std::size_t> shown;
-  if (!request.pattern) {
-    shown.resize(result.kernels.size());
-    std::iota(shown.begin(), shown.end(), std::size_t{0});
-    return shown;
-  }
-  std::vector<char> keep(result.kernels.size());
-  parallel_for_blocks(keep.size(), 256, request.jobs,
-                      [&](std::size_t, std::size_t begin, std::size_t end) {
-                        for (std::size_t i = begin; i < end; ++i)
-                          keep[i] = request.keeps(result.kernels[i].resources);
-                      });
-  for (std::size_t i = 0; i < keep.size(); ++i)
-    if (keep[i]) shown.push_back(i);
-  return shown;
-}
 
 void sort_rows(const ScanResult& result, const std::string& column, KernelRows& rows) {
   const auto key = [&](std::size_t i) -> long long {
@@ -58,20 +38,23 @@ void sort_rows(const ScanResult& result, const std::string& column, KernelRows& 
 KernelRows select_kernels(const ScanResult& result, const KernelsRequest& request,
                           ArchitectureTable& architectures) {
   KernelRows rows;
-  rows.shown = kept_kernels(result, request);
   rows.occupancy.resize(result.kernels.size());
-  if (request.threads)
-    parallel_for_blocks(
-        rows.shown.size(), 512, request.jobs, [&](std::size_t, std::size_t begin, std::size_t end) {
-          for (std::size_t n = begin; n < end; ++n) {
-            const std::size_t i = rows.shown[n];
-            const ScannedKernel& k = result.kernels[i];
-            const ScannedImage& image = result.images[k.image];
-            rows.occupancy[i] =
-                occupancy_for_kernel(architectures, image.arch.value_or(Arch{}), k.resources,
-                                     k.bounds, image.relocatable, *request.threads);
-          }
-        });
+  // Chosen and measured in blocks on all threads, each block writing its own flags.
+  std::vector<char> keep(result.kernels.size());
+  const std::span<const ScannedKernel> kernels(result.kernels);
+  const auto image_of = [&](const ScannedKernel& k) -> const ScannedImage& {
+    return result.images[k.image];
+  };
+  parallel_for_blocks(
+      keep.size(), 512, request.jobs, [&](std::size_t, std::size_t begin, std::size_t end) {
+        for_each_selected_kernel(request, architectures, kernels.subspan(begin, end - begin),
+                                 image_of, [&](std::size_t i, const KernelOccupancy* occupancy) {
+                                   keep[begin + i] = 1;
+                                   if (occupancy) rows.occupancy[begin + i] = *occupancy;
+                                 });
+      });
+  for (std::size_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) rows.shown.push_back(i);
   if (request.sort) sort_rows(result, *request.sort, rows);
   return rows;
 }

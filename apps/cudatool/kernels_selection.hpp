@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,13 +22,37 @@ struct KernelsRequest {
   std::optional<int> threads;       // --threads: add each kernel's occupancy
   std::optional<std::string> sort;  // a column of kernel_sort_columns()
   unsigned jobs = 0;                // worker threads; 0 for one per CPU
-  TableFormat format = TableFormat::text;
+  Format format = Format::text;
   bool wide = false;      // whole names on a terminal too
   bool progress = false;  // a progress bar on stderr
 
   // Whether --kernel keeps this kernel (safe to call from several threads).
   bool keeps(const KernelResources& kernel) const { return !pattern || pattern->matches(kernel); }
 };
+
+// The one choice every output of `kernels` makes (the JSON streamed while the scan reads,
+// select_kernels for --sort, text and CSV): each(i, occupancy) for every kernels[i] that
+// --kernel keeps, with its occupancy on its image's architecture under --threads (nullptr
+// otherwise). `image_of(kernel)` is the kernel's image. Safe to call from several threads.
+template <class ImageOf, class Each>
+void for_each_selected_kernel(const KernelsRequest& request, ArchitectureTable& architectures,
+                              std::span<const ScannedKernel> kernels, ImageOf&& image_of,
+                              Each&& each) {
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const ScannedKernel& k = kernels[i];
+    if (!request.keeps(k.resources)) continue;
+    if (!request.threads) {
+      each(i, static_cast<const KernelOccupancy*>(nullptr));
+      continue;
+    }
+    const ScannedImage& image = image_of(k);
+    // An image with kernels is a CUBIN, which always has an architecture.
+    const KernelOccupancy occupancy =
+        occupancy_for_kernel(architectures, image.arch.value_or(Arch{}), k.resources, k.bounds,
+                             image.relocatable, *request.threads);
+    each(i, &occupancy);
+  }
+}
 
 // The columns --sort takes: numeric ones largest first, the name alphabetically.
 const std::vector<std::string>& kernel_sort_columns();

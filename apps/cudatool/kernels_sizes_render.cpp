@@ -1,10 +1,9 @@
-// `kernels --sizes` in its three forms: text tables, --json
-// (share/schemas/kernels-sizes.schema.json), --markdown.
+// `kernels --sizes` in its three forms: text tables, --json (kernels_sizes_json.cpp),
+// --markdown.
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cudatool/base/units.hpp"
@@ -13,13 +12,6 @@
 
 namespace cudatool::app {
 namespace {
-
-using nlohmann::json;
-
-std::string arch_kind(const ArchitectureSize& a) {
-  if (!a.arch) return "unknown";
-  return a.arch->code == Arch::Code::ptx ? "ptx" : "sass";
-}
 
 std::string share(std::uint64_t part, std::uint64_t whole) {
   return whole == 0 ? std::string("-") : percent(double(part) / double(whole));
@@ -143,73 +135,11 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
   command_out() << out;
 }
 
-void print_json_document(const SizeReport& report, const ScanResult& scan) {
-  json files = json::array();
-  for (const FileSizes& f : report.files) {
-    const ScannedFile& file = scan.files[f.file];
-    json architectures = json::array();
-    for (const ArchitectureSize& a : f.architectures)
-      architectures.push_back({{"arch", a.arch ? json(a.arch->str()) : json(nullptr)},
-                               {"kind", arch_kind(a)},
-                               {"images", a.images},
-                               {"kernels", a.kernels},
-                               {"stored_bytes", a.stored_bytes},
-                               {"uncompressed_bytes", a.uncompressed_bytes},
-                               {"file_bytes", a.file_bytes}});
-    json sections = json::array();
-    for (const FatbinSection& s : file.fatbin_sections)
-      sections.push_back({{"member", s.member.empty() ? json(nullptr) : json(s.member)},
-                          {"name", s.name},
-                          {"size", s.size},
-                          {"container_bytes", s.container_bytes},
-                          {"containers", s.containers}});
-    files.push_back({{"path", file.path},
-                     {"size", f.size},
-                     {"fatbin_section_bytes", f.fatbin_section_bytes},
-                     {"entry_bytes", f.entry_bytes},
-                     {"overhead_bytes", f.overhead_bytes},
-                     {"other_image_bytes", f.other_image_bytes},
-                     {"fatbin_sections", std::move(sections)},
-                     {"architectures", std::move(architectures)}});
-  }
-  const auto kernel_json = [&](std::size_t i) {
-    const ScannedKernel& k = scan.kernels[i];
-    const ScannedImage& image = scan.images[k.image];
-    return json{{"name", k.resources.name},
-                {"demangled", k.resources.demangled},
-                {"arch", arch_text(image.arch)},
-                {"file", scan.files[image.file].path},
-                {"image", k.image},
-                {"code_size_bytes", k.resources.code_size_bytes}};
-  };
-  json largest = json::array();
-  for (const std::size_t i : report.largest_kernels) largest.push_back(kernel_json(i));
-  json families = json::array();
-  for (const TemplateFamily& t : report.families)
-    families.push_back({{"name", t.name}, {"kernels", t.kernels}, {"code_bytes", t.code_bytes}});
-  json duplicates = json::array();
-  for (const DuplicateKernel& d : report.duplicate_kernels) {
-    json k = kernel_json(d.kernel);
-    k["copies"] = d.copies;
-    k["extra_code_bytes"] = d.extra_code_bytes;
-    duplicates.push_back(std::move(k));
-  }
-  print_json({{"files", std::move(files)},
-              {"largest_kernels", std::move(largest)},
-              {"template_families", std::move(families)},
-              {"duplicates",
-               {{"identical_images", report.identical_images},
-                {"identical_image_bytes", report.identical_image_bytes},
-                {"kernel_copies", report.duplicate_kernel_copies},
-                {"kernel_copy_bytes", report.duplicate_kernel_bytes},
-                {"kernels", std::move(duplicates)}}}});
-}
-
 }  // namespace
 
 void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format, bool wide) {
   if (format == ReportFormat::json)
-    print_json_document(report, scan);
+    print_sizes_json(report, scan);
   else
     print_text(report, scan, wide, format == ReportFormat::markdown);
 }

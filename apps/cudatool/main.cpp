@@ -93,12 +93,13 @@ int main(int argc, char** argv) {
     try {
       status = cudatool::app::to_int(command.run());
     } catch (const std::exception& e) {
-      status = report(e, global.json);
+      const bool json = global.flags.json || global.json();
+      status = report(e, json);
       if (command.after_error) {
         try {
           command.after_error(status);
         } catch (const std::exception& second) {
-          status = report(second, global.json);
+          status = report(second, json);
         }
       }
     }

@@ -66,7 +66,7 @@ DeviceData product_data(const ClusterTopology& product) {
   return DeviceData(std::move(p), DeviceDataOrigin::architecture_table);
 }
 
-ExitStatus run(const OccupancyOptions& o, TableFormat format) {
+ExitStatus run(const OccupancyOptions& o, Format format) {
   // Flags first: a malformed value is a usage error even where no GPU is.
   OccupancyRequest request = occupancy_request(o);
   std::optional<Device> live;
@@ -95,12 +95,12 @@ ExitStatus run(const OccupancyOptions& o, TableFormat format) {
                          .topology = request.product};
   answer_occupancy(report, std::move(request.block_sizes), o.regs.has_value(), o.smem.has_value());
   if (live && report.cluster && report.record) ask_driver_for_clusters(report, *live);
-  if (format == TableFormat::json)
+  if (format == Format::json)
     print_occupancy_json(report);
-  else if (format == TableFormat::text)
+  else if (format == Format::text)
     print_occupancy_text(report);
   else
-    print_occupancy_csv(report, format == TableFormat::csv);
+    print_occupancy_csv(report, format == Format::csv);
   return ExitStatus::success;
 }
 
@@ -152,7 +152,7 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
                 "Sweep registers per thread 0..255 for --threads: where the cliffs are");
   sub->add_flag("--sweep-smem", o->sweep_smem,
                 "Sweep shared memory per block up to the opt-in limit for --threads");
-  return {sub, [o, &global]() { return run(*o, table_format(global)); }};
+  return {sub, [o, &global]() { return run(*o, global.format); }};
 }
 
 }  // namespace cudatool::app

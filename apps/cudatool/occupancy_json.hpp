@@ -1,26 +1,25 @@
 // The JSON of the occupancy domain's structs (occupancy --json, and the Python module's
-// to_dict): the library returns plain structs and formats nothing (lib/README.md). In
-// namespace cudatool so that nlohmann finds them by argument-dependent lookup.
+// to_dict): the library returns plain structs and formats nothing (lib/README.md).
 #pragma once
-
-#include <nlohmann/json.hpp>
 
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "json_stream.hpp"
 
-namespace cudatool {
+namespace cudatool::app {
 
-void to_json(nlohmann::json& j,
-             const OccupancyUnknown& unknown);  // architecture, unknown_fields, reason
-void to_json(nlohmann::json& j, const BlockLimits& limits);
-void to_json(nlohmann::json& j, const OccupancyRecord& record);
-void to_json(nlohmann::json& j, const OccupancyImprovement& improvement);
-void to_json(nlohmann::json& j, const SweepStep& step);
-void to_json(nlohmann::json& j, const OccupancySweep& sweep);
-void to_json(nlohmann::json& j, const BlockSizeSuggestion& suggestion);
+void write_json(JsonStream& out,
+                const OccupancyUnknown& unknown);  // architecture, unknown_fields, reason
+void write_json(JsonStream& out, const BlockLimits& limits);
+void write_json(JsonStream& out, const OccupancyRecord& record);
+void write_json(JsonStream& out, const OccupancyImprovement& improvement);
+void write_json(JsonStream& out, const SweepStep& step);
+void write_json(JsonStream& out, const OccupancySweep& sweep);
+void write_json(JsonStream& out, const BlockSizeSuggestion& suggestion);
 // The table's columns (unknown values null) and, for DeviceData, its origin and PyCUDA's
 // names for the same values.
-void to_json(nlohmann::json& j, const DeviceProperties& properties);
-void to_json(nlohmann::json& j, const DeviceData& data);
+void write_json(JsonStream& out, const DeviceProperties& properties);
+void write_json(JsonStream& out, const DeviceData& data);
+JsonObject record_object(const OccupancyRecord& record);
 
-}  // namespace cudatool
+}  // namespace cudatool::app

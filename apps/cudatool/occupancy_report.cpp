@@ -16,6 +16,23 @@ void answer_clusters(OccupancyReport& r) {
 
 }  // namespace
 
+OccupancyReport launch_report(const DeviceData& devdata, const OccupancyRecord& record) {
+  OccupancyReport r{devdata,
+                    {},
+                    {},
+                    OccupancyQuestion::launch,
+                    record.threads,
+                    record.registers,
+                    record.shared_mem,
+                    record.block_barriers};
+  r.record = record;
+  if (auto fewer = fewer_registers_for_more_blocks(devdata, record))
+    r.improvements.push_back(*fewer);
+  if (auto less = less_shared_memory_for_more_blocks(devdata, record))
+    r.improvements.push_back(*less);
+  return r;
+}
+
 void answer_occupancy(OccupancyReport& r, std::vector<int> block_sizes, bool given_regs,
                       bool given_smem) {
   const DeviceData& d = r.devdata;

@@ -15,6 +15,7 @@
 #include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "json_stream.hpp"
 
 namespace cudatool::app {
 
@@ -75,7 +76,13 @@ struct OccupancyReport {
 void answer_occupancy(OccupancyReport& report, std::vector<int> block_sizes, bool given_regs,
                       bool given_smem);
 
+// The report of one launch whose record is already computed (the Python module's
+// OccupancyRecord): the record's improvements added, nothing computed again.
+OccupancyReport launch_report(const DeviceData& devdata, const OccupancyRecord& record);
+
 void print_occupancy_text(const OccupancyReport& report);
+// The --json document without schema_version (print_json adds it).
+JsonObject occupancy_json(const OccupancyReport& report);
 void print_occupancy_json(const OccupancyReport& report);
 // --format csv (header true) or csv,noheader: one line per record.
 void print_occupancy_csv(const OccupancyReport& report, bool header);

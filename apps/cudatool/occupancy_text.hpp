@@ -26,6 +26,9 @@ inline std::string right(const std::string& text, std::size_t width) {
   return text.size() >= width ? text : std::string(width - text.size(), ' ') + text;
 }
 
+// --cluster (occupancy_cluster_text.cpp): the clusters of the launch, or why unknown.
+void print_clusters(const OccupancyReport& report);
+
 // --sweep: a row per block size, then the suggestion.
 void print_block_size_sweep(const DeviceData& devdata, const std::string& where,
                             const OccupancySweep& sweep, const BlockSizeSuggestion& suggestion);

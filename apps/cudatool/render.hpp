@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,16 +40,6 @@ inline constexpr int kJsonSchemaVersion = 1;
 // compile's documents: 2 since each kernel's occupancy is the object kernels gives (its
 // error key and the record's keys were removed).
 inline constexpr int kCompileSchemaVersion = 2;
-
-// Prints one --json document, an object, with its schema_version: every document (errors
-// included) goes through here.
-inline void print_json(nlohmann::json j, int schema_version = kJsonSchemaVersion) {
-  j["schema_version"] = schema_version;
-  // Strings from outside (paths, arguments, logs, file contents) may hold bytes that are
-  // not UTF-8: each such byte is written as U+FFFD, the replacement character (nlohmann's
-  // error_handler_t::replace), never an abort.
-  command_out() << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-}
 
 // The longest message line, in bytes of the text before escaping.
 inline constexpr std::size_t kMaxMessageLine = 2000;

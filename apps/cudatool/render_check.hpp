@@ -5,11 +5,11 @@
 // in base units).
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
 #include "cudatool/check/check.hpp"
+#include "json_stream.hpp"
 
 namespace cudatool::app {
 
@@ -77,7 +77,7 @@ std::string_view comparison_symbol(check::Comparison c);
 
 std::string check_text(const check::Report& report);
 // The --json document without schema_version (print_json adds it).
-nlohmann::json check_json(const check::Report& report, int exit_code);
+JsonObject check_json(const check::Report& report, int exit_code);
 
 // What the Prometheus document says about the run besides the report: its exit code, and
 // when it ran (Unix time).

@@ -9,7 +9,6 @@
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/device/device_info.hpp"
-#include "devices_json.hpp"
 
 namespace cudatool::app {
 

@@ -238,14 +238,16 @@ def kernel_occupancy(
 def devices(memory_usage: bool = False) -> Devices:
     """Every visible device (``cudatool devices --json``); creates no context.
     ``memory_usage`` adds free and used memory from NVML (10-30 ms)."""
-    return Devices(_document(["devices", "--json"] + (["--memory-usage"] if memory_usage else [])))
+    return Devices(_cudatool.devices(bool(memory_usage)))
 
 
 def attributes(device: int | str | None = None, names: Iterable[str] = ()) -> Attributes:
     """Every attribute the driver answers for a device, by its PyCUDA-style name
     (``cudatool attrs --json``), or only ``names``. ``device``: an ordinal, PCI bus id or UUID
     (default: CUDA_DEVICE, ~/.cuda-device, 0)."""
-    return Attributes(_document(["attrs", "--json", *_device_flags(device), "--", *names]))
+    return Attributes(
+        _cudatool.attributes(None if device is None else str(device), [str(n) for n in names])
+    )
 
 
 def kernels(

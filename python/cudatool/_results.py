@@ -21,9 +21,11 @@ def _wrap(value: Any) -> Any:
 
 
 class Result:
-    """A JSON object as attributes; ``to_dict()`` is the object."""
+    """A JSON object as attributes; ``to_dict()`` is the object. A result that is a collection
+    (``_items`` names its list: a listing's devices, a scan's kernels) iterates over it."""
 
     __slots__ = ("_document", "_text")
+    _items: str | None = None
 
     def __init__(self, document: dict | None = None, *, text: bytes | None = None) -> None:
         # A large document (kernels of a big library) is kept as text until first read.
@@ -56,6 +58,12 @@ class Result:
     def __contains__(self, key: str) -> bool:
         return key in self.to_dict()
 
+    def __iter__(self):
+        # Without this, Python would iterate by __getitem__(0), __getitem__(1), ...: KeyError 0.
+        if self._items is None:
+            raise TypeError(f"{type(self).__name__} is not a collection")
+        return iter(_wrap(self.to_dict().get(self._items, [])))
+
     def keys(self):
         return self.to_dict().keys()
 
@@ -87,7 +95,10 @@ class Result:
 
 
 class Devices(Result):
-    """``cudatool devices --json``: ``devices``, ``device_count``, ``cuda_version``, ..."""
+    """``cudatool devices --json``: ``devices``, ``device_count``, ``cuda_version``, ...;
+    iterates over ``devices``."""
+
+    _items = "devices"
 
 
 class Attributes(Result):
@@ -102,10 +113,12 @@ class Kernels(Result):
     """``cudatool kernels --json``: ``files``, ``images`` and ``kernels``.
 
     ``warnings`` holds the lines the command prints on stderr (an unreadable entry, a file
-    without CUDA code); ``unreadable_entries`` is True where it exits 10.
+    without CUDA code); ``unreadable_entries`` is True where it exits 10. Iterates over
+    ``kernels``.
     """
 
     __slots__ = ("warnings", "unreadable_entries")
+    _items = "kernels"
 
     def __init__(self, text: bytes, warnings: list[str], unreadable_entries: bool) -> None:
         super().__init__(text=text)
@@ -116,9 +129,10 @@ class Kernels(Result):
 class KernelComparison(Result):
     """``cudatool kernels --baseline OLD FILE... --json``: ``changes``, ``architectures``,
     ``summary``. ``passed`` is False where a ``fail_on`` rule is broken (the command exits 13);
-    ``warnings`` holds its stderr lines."""
+    ``warnings`` holds its stderr lines. Iterates over ``changes``."""
 
     __slots__ = ("warnings", "passed")
+    _items = "changes"
 
     def __init__(self, text: bytes, warnings: list[str], passed: bool) -> None:
         super().__init__(text=text)
@@ -138,9 +152,11 @@ class KernelSizes(Result):
 
 
 class Compiled(Result):
-    """``cudatool compile --json``: ``kernels`` (resources, occupancy), ``arch``, ``cache``, ..."""
+    """``cudatool compile --json``: ``kernels`` (resources, occupancy), ``arch``, ``cache``, ...;
+    iterates over ``kernels`` (of a compile for one architecture)."""
 
     __slots__ = ("warnings",)
+    _items = "kernels"
 
     def __init__(self, document: dict, warnings: list[str]) -> None:
         super().__init__(document)
@@ -150,10 +166,11 @@ class Compiled(Result):
 class CheckReport(Result):
     """``cudatool check --json``: the verdict and every check of every device.
 
-    ``passed`` is False where the command exits 9.
+    ``passed`` is False where the command exits 9. Iterates over ``devices``.
     """
 
     __slots__ = ("passed",)
+    _items = "devices"
 
     def __init__(self, document: dict, passed: bool) -> None:
         super().__init__(document)
@@ -166,9 +183,11 @@ class CompatReport(Result):
 
     ``exit_status`` is the command's: 0 all can run, 11 some cannot, 12 some only by JIT
     under ``require_native``, 10 something could not be read. ``ok`` is ``exit_status == 0``.
+    Iterates over ``files``.
     """
 
     __slots__ = ("exit_status",)
+    _items = "files"
 
     def __init__(self, document: dict, exit_status: int) -> None:
         super().__init__(document)

@@ -1,8 +1,10 @@
 // cudatool._cudatool: the C++ half of the Python module. DeviceData and OccupancyRecord are
 // libcudatool's own (constructed here, read in place: about a third of a microsecond a
-// record); every document (to_dict(), and what the Python half wraps in result objects) is
-// made by the CLI's own command code, run in this process (apps/cudatool/in_process.hpp),
-// so that it equals `cudatool ... --json` byte for byte before parsing. C++ exceptions
+// record). Every document (to_dict(), and what the Python half wraps in result objects) is
+// made by the CLI's own renderer (apps/cudatool): devices(), attributes() and
+// OccupancyRecord.to_dict() call the library and the renderer directly; the other commands
+// still run in this process through run_command (apps/cudatool/in_process.hpp), so that a
+// document equals `cudatool ... --json` byte for byte before parsing. C++ exceptions
 // become the Python classes of cudatool/_errors.py, carrying the CLI's one-line message.
 // Nothing here loads libcuda: the library opens it at the first call that needs it.
 #include <nanobind/nanobind.h>
@@ -22,14 +24,17 @@
 #include <tuple>
 #include <vector>
 
+#include "attrs_report.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/device/selection.hpp"
 #include "cudatool/occupancy/cluster_occupancy.hpp"
 #include "cudatool/occupancy/device_data.hpp"
 #include "cudatool/occupancy/occupancy.hpp"
+#include "devices_report.hpp"
 #include "exit_status.hpp"
 #include "in_process.hpp"
 #include "occupancy_json.hpp"
+#include "occupancy_report.hpp"
 #include "render.hpp"
 
 namespace nb = nanobind;
@@ -38,34 +43,16 @@ using namespace nb::literals;
 namespace cudatool::python {
 namespace {
 
-// nlohmann::json -> the Python value json.loads would give.
-nb::object to_python(const nlohmann::json& j) {
-  switch (j.type()) {
-    case nlohmann::json::value_t::null:
-      return nb::none();
-    case nlohmann::json::value_t::boolean:
-      return nb::bool_(j.get<bool>());
-    case nlohmann::json::value_t::number_integer:
-      return nb::int_(j.get<std::int64_t>());
-    case nlohmann::json::value_t::number_unsigned:
-      return nb::int_(j.get<std::uint64_t>());
-    case nlohmann::json::value_t::number_float:
-      return nb::float_(j.get<double>());
-    case nlohmann::json::value_t::string:
-      return nb::str(j.get_ref<const std::string&>().c_str());
-    case nlohmann::json::value_t::array: {
-      nb::list list;
-      for (const auto& v : j) list.append(to_python(v));
-      return list;
-    }
-    case nlohmann::json::value_t::object: {
-      nb::dict dict;
-      for (const auto& [k, v] : j.items()) dict[nb::str(k.c_str())] = to_python(v);
-      return dict;
-    }
-    default:
-      return nb::none();
-  }
+nb::object json_loads(const std::string& text) {
+  return nb::module_::import_("json").attr("loads")(nb::str(text.c_str(), text.size()));
+}
+
+// A value as the CLI's JSON writes it (json_stream.hpp), as json.loads reads it.
+template <class T>
+nb::object to_python(const T& value) {
+  std::string text;
+  app::JsonStream(text).value(value);
+  return json_loads(text);
 }
 
 // A DeviceData with the CLI flags that select the same data (--arch sm_90, --device 0), so
@@ -200,26 +187,6 @@ std::tuple<int, nb::bytes, std::string> run_command(const std::vector<std::strin
   return {app::to_int(run.status), out.take(), std::move(run.err)};
 }
 
-// The occupancy document of `cudatool occupancy --json` for this record's inputs.
-std::vector<std::string> record_command(const PyOccupancyRecord& r) {
-  std::vector<std::string> args{"occupancy", "--json"};
-  const auto& flags = device_data_of(r.devdata).cli_flags;
-  args.insert(args.end(), flags.begin(), flags.end());
-  for (const auto& [flag, value] :
-       {std::pair<const char*, std::string>{"--threads", std::to_string(r.record.threads)},
-        {"--smem", std::to_string(r.record.shared_mem)},
-        {"--regs", std::to_string(r.record.registers)},
-        {"--barriers", std::to_string(r.record.block_barriers)}}) {
-    args.emplace_back(flag);
-    args.push_back(value);
-  }
-  return args;
-}
-
-nb::object json_loads(const std::string& text) {
-  return nb::module_::import_("json").attr("loads")(nb::str(text.c_str(), text.size()));
-}
-
 // Raises the Python class of cudatool._errors that matches `e`, with the CLI's one-line
 // message and what the error carries.
 void raise_translated(const std::exception& e) {
@@ -265,8 +232,7 @@ void raise_translated(const std::exception& e) {
   if (const auto* missing = dynamic_cast<const LibraryNotFoundError*>(&e))
     error.attr("library") = missing->library();
   if (const auto* unknown = dynamic_cast<const UnknownValueError*>(&e)) {
-    nlohmann::json j = unknown->unknown();
-    error.attr("unknown") = to_python(j);
+    error.attr("unknown") = to_python(unknown->unknown());
   }
   PyErr_SetObject(cls.ptr(), error.ptr());
 }
@@ -291,6 +257,40 @@ NB_MODULE(_cudatool, m) {
       raise_translated(e);
     }
   });
+
+  // The library's requests and results, bound directly: the document is the CLI's renderer's.
+  m.def(
+      "devices",
+      [](bool memory_usage) {
+        app::DevicesRequest request;
+        request.memory_usage = memory_usage;
+        app::DevicesReport report;
+        {
+          nb::gil_scoped_release unlocked;
+          report = app::devices_report(request);
+        }
+        // A device the driver does not answer for: listed, and the CLI exits 5 naming it.
+        for (const DeviceInfo& d : report.listing.devices)
+          if (!d.error.empty())
+            throw RuntimeError("device " + std::to_string(d.ordinal) + " (" + d.pci_bus_id + ", " +
+                               (d.uuid.empty() ? "no UUID" : d.uuid) +
+                               ") does not answer: " + d.error);
+        return json_loads(app::json_document(app::devices_json(report)));
+      },
+      "memory_usage"_a = false, "`cudatool devices --json` as a dict.");
+  m.def(
+      "attributes",
+      [](std::optional<std::string> device, const std::vector<std::string>& names) {
+        const app::AttrsRequest request = app::attrs_request(device, names, false);
+        app::AttrsReport report;
+        {
+          nb::gil_scoped_release unlocked;
+          report = app::attrs_report(request);
+        }
+        return json_loads(app::json_document(app::attrs_json(report)));
+      },
+      "device"_a = nb::none(), "names"_a = std::vector<std::string>(),
+      "`cudatool attrs --json [--device D] [NAME...]` as a dict.");
 
   m.def("run_command", &run_command, "arguments"_a,
         "Runs `cudatool ARGUMENTS...` in this process (the GIL released): (exit status, "
@@ -391,9 +391,9 @@ NB_MODULE(_cudatool, m) {
       .def(
           "column",
           [](const PyDeviceData& d, const std::string& name) -> nb::object {
-            nlohmann::json j = d.data.properties();
-            if (!j.contains(name)) throw nb::key_error(name.c_str());
-            return d.data.knows(name) ? to_python(j[name]) : nb::none();
+            nb::dict columns = nb::cast<nb::dict>(to_python(d.data.properties()));
+            if (!columns.contains(name.c_str())) throw nb::key_error(name.c_str());
+            return d.data.knows(name) ? nb::object(columns[name.c_str()]) : nb::none();
           },
           "name"_a)
       .def(
@@ -412,11 +412,7 @@ NB_MODULE(_cudatool, m) {
       .def_static("make_valid_tex_channel_count", &DeviceData::make_valid_tex_channel_count,
                   "size"_a)
       .def_prop_ro("_cli_flags", [](const PyDeviceData& d) { return d.cli_flags; })
-      .def("to_dict",
-           [](const PyDeviceData& d) {
-             nlohmann::json j = d.data;
-             return to_python(j);
-           })
+      .def("to_dict", [](const PyDeviceData& d) { return to_python(d.data); })
       .def("__repr__", [](const PyDeviceData& d) {
         const auto& p = d.data.properties();
         return "DeviceData(" +
@@ -462,8 +458,17 @@ NB_MODULE(_cudatool, m) {
       .def_prop_ro("occupancy", [](const PyOccupancyRecord& r) { return r.record.occupancy; })
       .def_prop_ro("block_limits",
                    [](const PyOccupancyRecord& r) {
-                     nlohmann::json j = r.record.limits;
-                     return to_python(j);
+                     const BlockLimits& l = r.record.limits;
+                     const auto or_none = [](const std::optional<int>& v) {
+                       return v ? nb::object(nb::int_(*v)) : nb::none();
+                     };
+                     nb::dict d;
+                     d["barriers"] = or_none(l.barriers);
+                     d["device"] = l.device;
+                     d["regs"] = or_none(l.regs);
+                     d["smem"] = or_none(l.smem);
+                     d["warps"] = l.warps;
+                     return d;
                    })
       .def_prop_ro(
           "allocated_registers_per_block",
@@ -477,9 +482,9 @@ NB_MODULE(_cudatool, m) {
                      const DeviceData& data = device_data_of(r.devdata).data;
                      nb::list list;
                      if (auto fewer = fewer_registers_for_more_blocks(data, r.record))
-                       list.append(to_python(nlohmann::json(*fewer)));
+                       list.append(to_python(*fewer));
                      if (auto less = less_shared_memory_for_more_blocks(data, r.record))
-                       list.append(to_python(nlohmann::json(*less)));
+                       list.append(to_python(*less));
                      return list;
                    })
       .def(
@@ -527,12 +532,9 @@ NB_MODULE(_cudatool, m) {
           "measured GPCs answer and where they were measured.")
       .def("to_dict",
            [](const PyOccupancyRecord& r) {
-             app::InProcessRun run;
-             {
-               nb::gil_scoped_release unlocked;
-               run = app::run_in_process(record_command(r));
-             }
-             return json_loads(run.out);
+             const app::OccupancyReport report =
+                 app::launch_report(device_data_of(r.devdata).data, r.record);
+             return json_loads(app::json_document(app::occupancy_json(report)));
            })
       .def("__repr__", [](const PyOccupancyRecord& r) {
         char occupancy[32];

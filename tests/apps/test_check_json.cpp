@@ -11,9 +11,17 @@
 
 using namespace cudatool;
 using namespace cudatool::check;
-using cudatool::app::check_json;
 using cudatool::testing::occupancy_sample_report;
 using cudatool::testing::sample_report;
+
+namespace {
+
+// The document as its text reads back.
+nlohmann::json check_json(const Report& report, int exit_code) {
+  return nlohmann::json::parse(cudatool::app::check_json(report, exit_code).text());
+}
+
+}  // namespace
 
 TEST(CheckJson, CarriesEveryField) {
   const nlohmann::json j = check_json(sample_report(), 9);

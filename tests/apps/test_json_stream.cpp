@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "json_stream.hpp"
+#include "json_streamed.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
@@ -91,6 +91,14 @@ nlohmann::json random_value(std::mt19937& rng, int depth) {
       return o;
     }
   }
+}
+
+// A value already written at depth 0 (JsonStream::rendered places it).
+struct RenderedForTest {
+  std::string text;
+};
+void write_json(JsonStream& out, const RenderedForTest& r) {
+  out.rendered(r.text);
 }
 
 std::string nlohmann_text(const nlohmann::json& j) {
@@ -176,9 +184,9 @@ TEST(JsonStream, StreamedDocumentEqualsPrintJson) {
     const std::string note = odd_string(rng);
     std::string expected, streamed;
     {
-      CoutCapture capture;
-      print_json({{"a_note", note}, {"elements", elements}, {"zeta", true}});
-      expected = capture.text();
+      nlohmann::json document = {{"a_note", note}, {"elements", elements}, {"zeta", true}};
+      document["schema_version"] = kJsonSchemaVersion;
+      expected = nlohmann_text(document) + "\n";
     }
     {
       CoutCapture capture;
@@ -199,6 +207,51 @@ TEST(JsonStream, StreamedDocumentEqualsPrintJson) {
     }
     ASSERT_EQ(streamed, expected) << count << " elements";
   }
+}
+
+// A random object as a JsonObject whose keys are set in reverse order (its own order, not
+// the caller's, is the document's), nested objects as JsonObjects too.
+JsonObject object_of(const nlohmann::json& j) {
+  JsonObject object;
+  std::vector<std::pair<std::string, const nlohmann::json*>> members;
+  for (const auto& [key, value] : j.items()) members.emplace_back(key, &value);
+  for (auto at = members.rbegin(); at != members.rend(); ++at) {
+    const nlohmann::json& value = *at->second;
+    if (value.is_object()) {
+      object.set(at->first, object_of(value));
+    } else {
+      std::string text;
+      JsonStream stream(text);
+      write(stream, value);
+      object.set(at->first, RenderedForTest{text});
+    }
+  }
+  return object;
+}
+
+TEST(JsonObject, WritesWhatNlohmannWritesWhateverTheOrderOfItsKeys) {
+  std::mt19937 rng(7);
+  for (int i = 0; i < 300; ++i) {
+    nlohmann::json j = nlohmann::json::object();
+    for (int n = static_cast<int>(rng() % 6); n > 0; --n)
+      j[odd_string(rng) + std::to_string(n)] = random_value(rng, 1);
+    ASSERT_EQ(object_of(j).text(), nlohmann_text(j)) << nlohmann_text(j);
+    // Nested in an array, at depth 2, as documents hold them.
+    std::string text;
+    JsonStream stream(text);
+    stream.begin_array().value(std::vector<JsonObject>{object_of(j), JsonObject()}).end_array();
+    ASSERT_EQ(text, nlohmann_text(nlohmann::json::array(
+                        {nlohmann::json::array({j, nlohmann::json::object()})})));
+  }
+}
+
+TEST(JsonObject, ALaterSetReplacesAndMergeOverwrites) {
+  JsonObject a;
+  a.set("b", 1).set("a", "x").set("b", nullptr).text_or_null("c", "");
+  EXPECT_EQ(a.text(), "{\n  \"a\": \"x\",\n  \"b\": null,\n  \"c\": null\n}");
+  a.merge(JsonObject().set("a", 2.5).set("d", std::vector<int>{})).erase("c");
+  EXPECT_EQ(a.text(), "{\n  \"a\": 2.5,\n  \"b\": null,\n  \"d\": []\n}");
+  EXPECT_EQ(json_document(JsonObject()), "{\n  \"schema_version\": 1\n}\n");
 }
 
 }  // namespace

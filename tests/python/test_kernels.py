@@ -104,3 +104,13 @@ def test_compare_kernels_and_sizes_equal_cli(kernels_data):
     assert len(sizes.largest_kernels) <= 3 and sizes.files[0].architectures[0].file_bytes > 0
     with pytest.raises(cudatool.UsageError):
         cudatool.compare_kernels(old, new, fail_on="no-such-rule")
+
+
+def test_results_iterate_over_their_lists(kernels_data):
+    result = cudatool.kernels(os.path.join(kernels_data, "none.o"), threads=128)
+    names = [k.name for k in result]
+    assert names and names == [k["name"] for k in result.to_dict()["kernels"]]
+    assert all(k.occupancy.threads == 128 for k in result)
+    # A result that is not a collection says so (Python would otherwise try result[0]).
+    with pytest.raises(TypeError):
+        iter(cudatool.sweep_block_sizes(cudatool.DeviceData("sm_90")))

@@ -1,6 +1,7 @@
 // DeviceData without a GPU: architecture names, the compiled-in table (against the file
 // in share/ and against cuda_occupancy.h), PyCUDA's alignment helpers, validation.
 #include "cudatool/occupancy/device_data.hpp"
+#include "json_tree.hpp"
 #include "occupancy_json.hpp"  // the renderer (apps/cudatool/)
 
 #include <cuda_occupancy.h>
@@ -204,7 +205,7 @@ TEST(DeviceDataTable, UnknownValuesAreNamedAndExplained) {
     EXPECT_TRUE(DeviceData(Arch::parse(arch, "test")).unknown_occupancy_inputs().empty()) << arch;
 
   // JSON: null where the table says null, the PyCUDA names too.
-  const nlohmann::json j = d;
+  const nlohmann::json j = cudatool::test::json_tree(d);
   EXPECT_TRUE(j.at("warp_size").is_null());
   EXPECT_TRUE(j.at("warps_per_mp").is_null());
   EXPECT_TRUE(j.at("family").is_null());
@@ -212,7 +213,7 @@ TEST(DeviceDataTable, UnknownValuesAreNamedAndExplained) {
   EXPECT_EQ(j.at("thread_blocks_per_mp"), 16);
   EXPECT_EQ(j.at("unknown_fields").size(), p.unknown_fields.size());
   EXPECT_EQ(j.at("unknown_reason"), p.unknown_reason);
-  const nlohmann::json known = DeviceData(Arch::parse("sm_90", "test"));
+  const nlohmann::json known = cudatool::test::json_tree(DeviceData(Arch::parse("sm_90", "test")));
   EXPECT_TRUE(known.at("unknown_fields").empty());
   EXPECT_TRUE(known.at("unknown_reason").is_null());
 }
@@ -275,7 +276,7 @@ TEST(DeviceDataTable, CompiledInTableIsTheFileAndEveryValueHasASource) {
     }
     // The compiled-in row has the file's values, nulls included.
     const DeviceData data(Arch::parse(cc, "test"));
-    nlohmann::json compiled = data.properties();
+    nlohmann::json compiled = cudatool::test::json_tree(data.properties());
     for (const auto& [field, source] : fields.items()) {
       EXPECT_EQ(compiled.at(field), row.at(field)) << field;
       if (field != "sm_count") {
@@ -443,7 +444,7 @@ TEST(DeviceDataCustom, SmCountOverride) {
 }
 
 TEST(DeviceDataJson, HasTheTableFieldsAndPyCudaNames) {
-  const nlohmann::json j = DeviceData(Arch::parse("sm_90", "test"));
+  const nlohmann::json j = cudatool::test::json_tree(DeviceData(Arch::parse("sm_90", "test")));
   EXPECT_EQ(j.at("name"), "sm_90");
   EXPECT_EQ(j.at("compute_capability"), "9.0");
   EXPECT_EQ(j.at("origin"), "architecture_table");
@@ -454,7 +455,8 @@ TEST(DeviceDataJson, HasTheTableFieldsAndPyCudaNames) {
   EXPECT_EQ(j.at("shared_memory"), 49152);
   EXPECT_EQ(j.at("shared_memory_per_block_optin"), 232448);
   EXPECT_EQ(j.at("sm_count"), 132);
-  const nlohmann::json unknown = DeviceData(Arch::parse("sm_89", "test"));
+  const nlohmann::json unknown =
+      cudatool::test::json_tree(DeviceData(Arch::parse("sm_89", "test")));
   EXPECT_TRUE(unknown.at("sm_count").is_null());
   EXPECT_TRUE(unknown.at("sm_count_part").is_null());
 }

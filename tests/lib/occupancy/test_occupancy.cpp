@@ -8,6 +8,7 @@
 // allocation granularity after adding the reserved 1 KiB (8.0 on). Warps per block are
 // threads / 32 rounded up.
 #include "cudatool/occupancy/occupancy.hpp"
+#include "json_tree.hpp"
 #include "occupancy_json.hpp"  // the renderer (apps/cudatool/)
 
 #include <gtest/gtest.h>
@@ -90,7 +91,7 @@ TEST(OccupancyRecord, HandComputedCases) {
     EXPECT_EQ(r.limited_by, c.limited_by);
     EXPECT_EQ(r.warps_per_mp, c.warps_per_mp);
     EXPECT_DOUBLE_EQ(r.occupancy, c.occupancy);
-    EXPECT_EQ(r.limits, c.limits) << nlohmann::json(r.limits).dump();
+    EXPECT_EQ(r.limits, c.limits) << cudatool::test::json_tree(r.limits).dump();
   }
 }
 
@@ -369,7 +370,7 @@ TEST(OccupancyUnknownValues, UnknownInputsGiveNoNumber) {
   EXPECT_THROW(suggest_block_size(d), UnknownValueError);
   EXPECT_THROW(suggest_block_size(d, OccupancySweep{"threads", {}}), UnknownValueError);
 
-  const nlohmann::json j = *unknown;
+  const nlohmann::json j = cudatool::test::json_tree(*unknown);
   EXPECT_EQ(j.at("architecture"), "sm_88");
   EXPECT_EQ(j.at("unknown_fields").size(), unknown->fields.size());
   EXPECT_EQ(j.at("reason"), unknown->reason);
@@ -384,8 +385,8 @@ TEST(OccupancyUnknownValues, UnknownInputsGiveNoNumber) {
 }
 
 TEST(OccupancyJson, RecordHasThePyCudaFieldsAndEveryLimit) {
-  const nlohmann::json j =
-      OccupancyRecord(DeviceData(Arch::parse("sm_90", "test")), 256, 10240, 37);
+  const nlohmann::json j = cudatool::test::json_tree(
+      OccupancyRecord(DeviceData(Arch::parse("sm_90", "test")), 256, 10240, 37));
   for (const char* key : {"tb_per_mp", "limited_by", "warps_per_mp", "occupancy", "block_limits",
                           "limiting_factors", "threads", "registers", "shared_mem",
                           "allocated_registers_per_block", "allocated_shared_mem_per_block"})
@@ -397,7 +398,8 @@ TEST(OccupancyJson, RecordHasThePyCudaFieldsAndEveryLimit) {
   EXPECT_EQ(j.at("block_limits").at("regs"), 6);
   EXPECT_EQ(j.at("block_limits").at("smem"), 20);
   EXPECT_EQ(j.at("block_limits").at("barriers"), 64);
-  const nlohmann::json none = OccupancyRecord(DeviceData(Arch::parse("sm_75", "test")), 256);
+  const nlohmann::json none =
+      cudatool::test::json_tree(OccupancyRecord(DeviceData(Arch::parse("sm_75", "test")), 256));
   EXPECT_TRUE(none.at("block_limits").at("regs").is_null());
   EXPECT_TRUE(none.at("block_limits").at("smem").is_null());
   EXPECT_TRUE(none.at("block_limits").at("barriers").is_null());
