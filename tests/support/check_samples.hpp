@@ -4,6 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "cudatool/check/check.hpp"
@@ -86,6 +89,14 @@ inline check::Report occupancy_sample_report() {
   device.checks.push_back(h2d);
   report.devices.push_back(device);
   return report;
+}
+
+// The result named `name` (string_view: a reference into `results`, never into the name).
+inline const check::CheckResult& find_result(const std::vector<check::CheckResult>& results,
+                                             std::string_view name) {
+  for (const auto& r : results)
+    if (r.name == name) return r;
+  throw std::runtime_error("no result " + std::string(name));
 }
 
 }  // namespace cudatool::testing

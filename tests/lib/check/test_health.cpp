@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "check_samples.hpp"
 #include "cudatool/check/check.hpp"
 
 using namespace cudatool;
@@ -29,10 +30,8 @@ NvmlHealth healthy_h100() {
   return h;
 }
 
-const CheckResult& find(const std::vector<CheckResult>& results, const std::string& name) {
-  for (const auto& r : results)
-    if (r.name == name) return r;
-  throw std::runtime_error("no result " + name);
+const CheckResult& find(const std::vector<CheckResult>& results, std::string_view name) {
+  return cudatool::testing::find_result(results, name);
 }
 
 }  // namespace

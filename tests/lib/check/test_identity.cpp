@@ -18,10 +18,8 @@ DeviceInfo h100(int ordinal = 0) {
   return cudatool::testing::sample_h100(ordinal);
 }
 
-const CheckResult& find(const std::vector<CheckResult>& results, const std::string& name) {
-  for (const auto& r : results)
-    if (r.name == name) return r;
-  throw std::runtime_error("no result " + name);
+const CheckResult& find(const std::vector<CheckResult>& results, std::string_view name) {
+  return cudatool::testing::find_result(results, name);
 }
 
 }  // namespace

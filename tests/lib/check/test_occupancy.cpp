@@ -29,10 +29,8 @@ Occupancy memory_hog() {
   return o;
 }
 
-const CheckResult& find(const std::vector<CheckResult>& results, const std::string& name) {
-  for (const auto& r : results)
-    if (r.name == name) return r;
-  throw std::runtime_error("no result " + name);
+const CheckResult& find(const std::vector<CheckResult>& results, std::string_view name) {
+  return cudatool::testing::find_result(results, name);
 }
 
 bool has(const std::string& text, const std::string& part) {
