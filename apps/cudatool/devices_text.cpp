@@ -43,7 +43,10 @@ void print_devices_text(const DevicesReport& report) {
       command_out() << (i ? "," : "") << ' ' << i << "->";
       std::string peers;
       for (std::size_t j = 0; j < listing.peer_access[i].size(); ++j)
-        if (listing.peer_access[i][j]) peers += (peers.empty() ? "" : "+") + std::to_string(j);
+        if (listing.peer_access[i][j]) {
+          if (!peers.empty()) peers += '+';
+          peers += std::to_string(j);
+        }
       command_out() << (peers.empty() ? "none" : peers);
     }
     command_out() << '\n';

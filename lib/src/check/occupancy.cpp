@@ -164,7 +164,9 @@ CheckResult used_memory_result(const Occupancy& o, const OccupancyPolicy& policy
                "), ";
     // The limit as the caller set it (its name for max_used_memory), or the idle default.
     r.reason += policy.max_used_memory ? policy.max_used_memory_source : "at most";
-    r.reason += " " + format_bytes(limit) + (above ? "" : " allowed");
+    r.reason += ' ';
+    r.reason += format_bytes(limit);
+    if (!above) r.reason += " allowed";
     if (above) r.reason += (policy.max_used_memory ? " given" : " for an idle device");
   }
   return r;
