@@ -14,7 +14,7 @@
 
 namespace cudatool::testing {
 
-inline Bytes read_file(const std::string& path) {
+inline Bytes read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return Bytes(std::istreambuf_iterator<char>(in), {});
 }
@@ -25,7 +25,7 @@ inline std::string data_file(const std::string& name) {
 
 // The uncompressed sm_90 CUBIN of the nvcc-built test object, or empty.
 inline Bytes real_cubin() {
-  const Bytes object = read_file(data_file("none.o"));
+  const Bytes object = read_bytes(data_file("none.o"));
   if (object.empty()) return {};
   const ByteReader r(object, "none.o");
   for (const FatbinContainer& c : find_fatbin_containers(r, 0, r.size()))
