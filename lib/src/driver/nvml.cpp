@@ -124,6 +124,9 @@ struct Entry {
   Fn Nvml::*member;
   const char* symbol;
 };
+// (Spelled out: clang before 17 deduces no template arguments for an aggregate.)
+template <class Fn>
+Entry(Fn Nvml::*, const char*) -> Entry<Fn>;
 
 // Looks up each entry's symbol; one NVML lacks stays nullptr.
 template <class... Fn>
