@@ -166,8 +166,10 @@ CheckResult used_memory_result(const Occupancy& o, const OccupancyPolicy& policy
     r.reason += policy.max_used_memory ? policy.max_used_memory_source : "at most";
     r.reason += ' ';
     r.reason += format_bytes(limit);
-    if (!above) r.reason += " allowed";
-    if (above) r.reason += (policy.max_used_memory ? " given" : " for an idle device");
+    if (above)
+      r.reason += policy.max_used_memory ? " given" : " for an idle device";
+    else
+      r.reason += " allowed";
   }
   return r;
 }

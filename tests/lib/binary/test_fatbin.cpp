@@ -28,7 +28,6 @@ using testing::EntrySpec;
 using testing::error_of;
 using testing::host_elf;
 using testing::put;
-using testing::read_bytes;
 using testing::real_cubin;
 
 TEST(Fatbin, ReadsEntriesOfEveryKindAndNamesTheirArchitectures) {

@@ -44,7 +44,6 @@ using testing::EntrySpec;
 using testing::error_of;
 using testing::host_elf;
 using testing::put;
-using testing::read_bytes;
 using testing::real_cubin;
 
 namespace fs = std::filesystem;
