@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "check_command.hpp"
 #include "command.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/numbers.hpp"
@@ -22,18 +23,6 @@
 
 namespace cudatool::app {
 namespace {
-
-struct CheckOptions {
-  std::vector<std::string> devices;
-  std::optional<std::string> only, skip;
-  RequirementFlags requirements;
-  std::optional<std::string> expect_count, expect_name;
-  // Decimals go through the strict parser (base/numbers.hpp), before the driver is touched.
-  std::optional<std::string> fraction, min_h2d, min_d2h, min_d2d, min_peer;
-  std::optional<std::string> max_used_memory;  // a size (base/units.hpp)
-  bool require_idle = false;
-  bool strict = false;
-};
 
 // CUDATOOL_CHECK_INJECT_FAULT=compute: the compute kernel writes one wrong element, so the
 // compute check's fail path can be shown on a healthy GPU (tests and tools/gpu-check.sh).
@@ -51,9 +40,9 @@ std::optional<double> gbps(const std::optional<std::string>& text, std::string_v
   return parse_decimal(*text, flag, 0, 1e9);
 }
 
-// The library's request from the options: everything the user gave is checked before the
-// driver is touched (the devices are resolved later, through it).
-check::Options make_request(const CheckOptions& options) {
+}  // namespace
+
+check::Options check_request(const CheckOptions& options) {
   check::Options o;
   o.kinds = check::select_kinds(options.only, "--only", options.skip, "--skip");
   o.requirements = parse_requirement_flags(options.requirements);
@@ -79,7 +68,6 @@ check::Options make_request(const CheckOptions& options) {
   return o;
 }
 
-// The devices of --device, resolved through the driver, each once.
 void add_devices(const std::vector<std::string>& specs, check::Options& o) {
   for (const std::string& spec : specs) {
     const Device d = select_device(spec, "--device");
@@ -89,13 +77,14 @@ void add_devices(const std::vector<std::string>& specs, check::Options& o) {
   }
 }
 
-// 9 when a check failed, or with --strict warned; else 0.
 ExitStatus check_exit_status(const check::Report& report, bool strict) {
   const check::Verdict verdict = report.verdict();
   if (verdict == check::Verdict::fail || (strict && verdict == check::Verdict::warn))
     return ExitStatus::check_failed;
   return ExitStatus::success;
 }
+
+namespace {
 
 void render(Format format, const check::Report& report, const CheckRun& run) {
   if (format == Format::json)
@@ -110,6 +99,34 @@ void render(Format format, const check::Report& report, const CheckRun& run) {
 
 }  // namespace
 
+void add_check_options(CLI::App& sub, CheckOptions& options) {
+  sub.add_option("--device", options.devices,
+                 "Check only this device (ordinal, PCI bus id or UUID); repeatable")
+      ->take_all()
+      ->allow_extra_args(false);
+  sub.add_option(
+      "--only", options.only,
+      "Run only these checks (comma-separated: identity, occupancy, health, xid, compute, "
+      "memory, hostlink, peer)");
+  sub.add_option("--skip", options.skip, "Run every check but these (comma-separated)");
+  add_requirement_flags(sub, options.requirements, "Fail unless at least N devices qualify");
+  sub.add_option("--expect-count", options.expect_count, "Fail unless exactly N devices");
+  sub.add_option("--expect-name", options.expect_name,
+                 "Fail a device whose name does not contain this (\"H100\")");
+  sub.add_option("--min-fraction", options.fraction,
+                 "Bandwidth needed, as a fraction of the theoretical rate (default 0.75)");
+  sub.add_option("--min-h2d-gbps", options.min_h2d, "Host-to-device minimum, GB/s");
+  sub.add_option("--min-d2h-gbps", options.min_d2h, "Device-to-host minimum, GB/s");
+  sub.add_option("--min-d2d-gbps", options.min_d2d,
+                 "Device memory minimum (a copy's read + write), GB/s");
+  sub.add_option("--min-peer-gbps", options.min_peer, "Peer copy minimum, GB/s");
+  sub.add_flag("--require-idle", options.require_idle,
+               "Fail (exit 9) when another process uses a device, instead of a warning");
+  sub.add_option("--max-used-memory", options.max_used_memory,
+                 "Fail when other processes hold more device memory than SIZE (\"2GiB\")");
+  sub.add_flag("--strict", options.strict, "Exit 9 on a warning too");
+}
+
 Command add_check(CLI::App& root, GlobalOptions& global) {
   auto* sub = root.add_subcommand(
       "check", "Smoke-check every GPU: identity, health, compute, bandwidth (exit 9 on a failure)");
@@ -118,31 +135,7 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
   sub->add_option("--format", global.flags.format,
                   "Output: text, json, prometheus or nfd (Node Feature Discovery's features.d)")
       ->check(CLI::IsMember({"text", "json", "prometheus", "nfd"}));
-  sub->add_option("--device", options->devices,
-                  "Check only this device (ordinal, PCI bus id or UUID); repeatable")
-      ->take_all()
-      ->allow_extra_args(false);
-  sub->add_option(
-      "--only", options->only,
-      "Run only these checks (comma-separated: identity, occupancy, health, xid, compute, "
-      "memory, hostlink, peer)");
-  sub->add_option("--skip", options->skip, "Run every check but these (comma-separated)");
-  add_requirement_flags(*sub, options->requirements, "Fail unless at least N devices qualify");
-  sub->add_option("--expect-count", options->expect_count, "Fail unless exactly N devices");
-  sub->add_option("--expect-name", options->expect_name,
-                  "Fail a device whose name does not contain this (\"H100\")");
-  sub->add_option("--min-fraction", options->fraction,
-                  "Bandwidth needed, as a fraction of the theoretical rate (default 0.75)");
-  sub->add_option("--min-h2d-gbps", options->min_h2d, "Host-to-device minimum, GB/s");
-  sub->add_option("--min-d2h-gbps", options->min_d2h, "Device-to-host minimum, GB/s");
-  sub->add_option("--min-d2d-gbps", options->min_d2d,
-                  "Device memory minimum (a copy's read + write), GB/s");
-  sub->add_option("--min-peer-gbps", options->min_peer, "Peer copy minimum, GB/s");
-  sub->add_flag("--require-idle", options->require_idle,
-                "Fail (exit 9) when another process uses a device, instead of a warning");
-  sub->add_option("--max-used-memory", options->max_used_memory,
-                  "Fail when other processes hold more device memory than SIZE (\"2GiB\")");
-  sub->add_flag("--strict", options->strict, "Exit 9 on a warning too");
+  add_check_options(*sub, *options);
 
   // Once the devices are asked for, --format prometheus and nfd write their whole document
   // whatever happens (no driver, no device: cudatool_check_up 0), so that a textfile
@@ -157,7 +150,7 @@ Command add_check(CLI::App& root, GlobalOptions& global) {
   return {sub,
           [options, run, &global]() {
             run->format = global.format;
-            check::Options o = make_request(*options);
+            check::Options o = check_request(*options);
             run->started = static_cast<double>(std::time(nullptr));
             run->owes_document = true;
             add_devices(options->devices, o);

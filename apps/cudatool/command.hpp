@@ -93,12 +93,16 @@ Command add_kernels(CLI::App& root, GlobalOptions& global);
 Command add_compat(CLI::App& root, GlobalOptions& global);
 
 // The whole command line (commands.cpp): the version flag, the footer and every subcommand
-// above, for the executable and for the in-process runner alike.
+// above.
 std::vector<Command> add_commands(CLI::App& root, GlobalOptions& global);
 // The one line a command line that does not parse gets (CLI11's message, or the unknown
 // command and the commands there are), with where to find help. `arguments` starts with
 // the program's name.
 std::string parse_error_message(const CLI::App& root, const CLI::ParseError& error,
                                 const std::vector<std::string>& arguments);
+// Parses `arguments` (no program or command name) as the options a command declared on `sub`
+// (add_compile_options, add_check_options): the Python module's way to take a command's
+// further flags. UsageError with the executable's message where they do not parse.
+void parse_command_options(CLI::App& sub, const std::vector<std::string>& arguments);
 
 }  // namespace cudatool::app

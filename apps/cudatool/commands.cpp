@@ -1,5 +1,5 @@
-// The root command line, shared by the executable (main.cpp) and the in-process runner
-// (in_process.cpp): the version flag, the footer, and every subcommand.
+// The root command line of the executable (main.cpp): the version flag, the footer, and every
+// subcommand; and the parsing of one command's further flags for the Python module.
 #include <cuda.h>
 
 #include <CLI/CLI.hpp>
@@ -60,6 +60,15 @@ std::string parse_error_message(const CLI::App& root, const CLI::ParseError& err
   const std::string help =
       parsed.empty() ? "cudatool --help" : "cudatool " + parsed.back()->get_name() + " --help";
   return message + " (see '" + help + "')";
+}
+
+void parse_command_options(CLI::App& sub, const std::vector<std::string>& arguments) {
+  std::vector<std::string> reversed(arguments.rbegin(), arguments.rend());  // as CLI11 takes them
+  try {
+    sub.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(one_line(e.what()) + " (see 'cudatool " + sub.get_name() + " --help')");
+  }
 }
 
 }  // namespace cudatool::app

@@ -17,14 +17,18 @@
 namespace cudatool::app {
 namespace {
 
-struct CompatOptions {
-  std::vector<std::string> paths;
-  std::vector<std::string> arch;
-  std::optional<std::string> driver, cuda, require, ptx_jit, jobs;
-  bool python = false, all = false, containers = false, fresh = false;
-};
-
 ExitStatus run(const CompatOptions& o, const GlobalOptions& global) {
+  const CompatAnswer answer = compat_answer(o);
+  if (global.json())
+    print_compat_json(answer);
+  else
+    print_compat_text(answer);
+  return compat_exit_status(answer);
+}
+
+}  // namespace
+
+CompatAnswer compat_answer(const CompatOptions& o) {
   CompatRequest request;
   request.paths = o.paths;
   if (o.python) {
@@ -80,15 +84,8 @@ ExitStatus run(const CompatOptions& o, const GlobalOptions& global) {
   request.driver = o.driver ? compat_driver_from_release(*o.driver, "--driver")
                    : o.cuda ? compat_driver_from_cuda(*o.cuda, "--cuda")
                             : machine_compat_driver();
-  CompatAnswer answer{check_compat(request), require_native, o.all};
-  if (global.json())
-    print_compat_json(answer);
-  else
-    print_compat_text(answer);
-  return compat_exit_status(answer);
+  return {check_compat(request), require_native, o.all};
 }
-
-}  // namespace
 
 Command add_compat(CLI::App& root, GlobalOptions& global) {
   auto* sub = root.add_subcommand(

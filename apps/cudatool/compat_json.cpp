@@ -59,7 +59,7 @@ JsonObject verdict_json(const CompatAnswer& a, const CompatFile& f, std::size_t 
 
 }  // namespace
 
-void print_compat_json(const CompatAnswer& a) {
+JsonObject compat_json(const CompatAnswer& a) {
   const CompatReport& r = a.report;
   std::vector<JsonObject> targets;
   for (const CompatTarget& t : r.targets)
@@ -150,22 +150,26 @@ void print_compat_json(const CompatAnswer& a) {
                            .set("verdict", package_verdict[i]));
   }
   const ExitStatus status = compat_exit_status(a);
-  print_json(JsonObject()
-                 .set("targets", targets)
-                 .set("driver", driver)
-                 .set("ptx_jit", jit_policy_name(r.policy))
-                 .set("require", a.require_native ? "native" : "any")
-                 .set("files", files)
-                 .set("packages", packages)
-                 .set("summary", JsonObject()
-                                     .set("files_examined", r.files_examined)
-                                     .set("cannot_run", counts[0])
-                                     .set("jit", counts[1])
-                                     .set("native", counts[2])
-                                     .set("no_cuda_code", counts[3])
-                                     .set("unreadable", unreadable)
-                                     .set("exit_status", to_int(status))
-                                     .set("verdict", exit_status_name(status))));
+  return JsonObject()
+      .set("targets", targets)
+      .set("driver", driver)
+      .set("ptx_jit", jit_policy_name(r.policy))
+      .set("require", a.require_native ? "native" : "any")
+      .set("files", files)
+      .set("packages", packages)
+      .set("summary", JsonObject()
+                          .set("files_examined", r.files_examined)
+                          .set("cannot_run", counts[0])
+                          .set("jit", counts[1])
+                          .set("native", counts[2])
+                          .set("no_cuda_code", counts[3])
+                          .set("unreadable", unreadable)
+                          .set("exit_status", to_int(status))
+                          .set("verdict", exit_status_name(status)));
+}
+
+void print_compat_json(const CompatAnswer& a) {
+  print_json(compat_json(a));
 }
 
 }  // namespace cudatool::app

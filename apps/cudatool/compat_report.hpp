@@ -3,12 +3,14 @@
 // renderings (compat_text.cpp, compat_json.cpp) print these and compute nothing else.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cudatool/compat/compat.hpp"
 #include "exit_status.hpp"
+#include "json_stream.hpp"
 
 namespace cudatool::app {
 
@@ -35,6 +37,21 @@ std::vector<const CompatFile*> shown_files(const CompatAnswer& a);
 ExitStatus compat_exit_status(const CompatAnswer& a);
 
 void print_compat_text(const CompatAnswer& a);
+// The --json document without schema_version (print_json adds it).
+JsonObject compat_json(const CompatAnswer& a);
 void print_compat_json(const CompatAnswer& a);
+
+// The flags, as given.
+struct CompatOptions {
+  std::vector<std::string> paths;
+  std::vector<std::string> arch;  // each --arch as given: comma-separated
+  std::optional<std::string> driver, cuda, require, ptx_jit, jobs;
+  bool python = false, all = false, containers = false, fresh = false;
+};
+
+// What the flags ask, answered: the request (checked before any file is read), the targets
+// (--arch, or the visible GPUs through the device cache), the driver, and the library's
+// report. The executable's `compat` and the Python module's compat().
+CompatAnswer compat_answer(const CompatOptions& o);
 
 }  // namespace cudatool::app

@@ -39,60 +39,22 @@ std::string normalized_compile_argument(const std::string& arg) {
 }
 
 ExitStatus run_compile(CompileFlags& f, const GlobalOptions& global) {
-  // Numbers through the one strict parser: decimal digits only (no hex, sign or octal
-  // reading of a leading 0).
-  if (f.maxrregcount_text)
-    f.maxrregcount = parse_int(*f.maxrregcount_text, "--maxrregcount", 1, 255);
-  if (f.threads_text) f.threads = parse_block_size(*f.threads_text, "--threads");
-  const CompileFlags& flags = f;
-  if (flags.cache_stats || flags.cache_clear || flags.cache_trim) {
-    if (!flags.file.empty())
+  if (f.cache_stats || f.cache_clear || f.cache_trim) {
+    parse_compile_numbers(f);
+    if (!f.file.empty())
       throw UsageError("--cache-stats, --cache-clear and --cache-trim take no FILE");
-    run_cache_command(flags, global);
+    run_cache_command(f, global);
     return ExitStatus::success;
   }
-  check_compile_flags(flags);
-  if (flags.output && *flags.output == "-" && global.json())
-    throw UsageError(
-        "-o -: the image goes to standard output, where --json prints the "
-        "document; give -o a file");
-  std::optional<ProjectFlags> project;
-  if (flags.build_dir) project = project_flags(*flags.build_dir, flags.file, "-p");
-  const ProjectFlags* entry = project ? &*project : nullptr;
-  CompileRequest base = compile_request(flags, entry);
-  const std::vector<Arch> archs = target_archs(flags, entry);
-  if (archs.size() > 1 && flags.output)
-    throw UsageError("-o " + *flags.output + ": one output file, but " +
-                     std::to_string(archs.size()) + " architectures in --arch");
-  if (archs.size() > 1 && flags.load)
-    throw UsageError("--load checks one architecture, the device's: give one --arch");
-  if (flags.keep) base.keep_dir = make_keep_dir();
-
-  CompileCache cache(cache_config(flags, flags.no_cache));
-  if (!cache.config().note.empty()) print_message("note: " + cache.config().note);
-  std::vector<CompileTarget> targets;
-  for (const Arch& arch : archs) {
-    targets.push_back(compile_target(base, arch, archs.size() > 1, flags, cache, global.json()));
-  }
-  for (const auto& w : cache.warnings()) print_message("warning: " + w);
-  if (base.keep_dir) print_message("kept intermediate files in " + base.keep_dir->string());
+  const CompileRun run = compile_targets(f, global.json(), print_message, print_compile_failure);
   // `-o -`: the image is the output (for a pipe), in place of the report.
-  if (flags.output && *flags.output == "-") {
-    const std::string& image = targets.front().result.image;
+  if (f.output && *f.output == "-") {
+    const std::string& image = run.targets.front().result.image;
     command_out().write(image.data(), static_cast<std::streamsize>(image.size()));
     return ExitStatus::success;
   }
-  if (flags.output) cudatool::write_atomically(*flags.output, targets.front().result.image);
-
-  print_targets(targets, flags, cache, global);
-  std::size_t differences = 0;
-  for (const auto& t : targets) differences += t.differences.size();
-  if (differences > 0) {
-    command_err() << "cudatool: " << differences
-                  << " difference(s) between the CUBIN and the driver\n";
-    return ExitStatus::mismatch;
-  }
-  return ExitStatus::success;
+  print_targets(run.targets, f, *run.cache, global);
+  return differences_status(run, print_message);
 }
 
 }  // namespace
@@ -113,22 +75,16 @@ std::vector<std::string> normalize_compile_arguments(const std::vector<std::stri
   return out;
 }
 
-Command add_compile(CLI::App& root, GlobalOptions& global) {
-  auto* sub = root.add_subcommand(
-      "compile",
-      "Compile a CUDA source (NVRTC or nvcc, chosen for the file; cached) and report each "
-      "kernel's resources");
-  auto f = std::make_shared<CompileFlags>();
-  add_json_flag(*sub, global);
-  sub->add_option("file", f->file, "Source file, or - for stdin");
-  sub->add_option("--arch,-a", f->arch,
-                  "Targets: sm_XX (CUBIN) or compute_XX (PTX), comma-separated for several; "
-                  "default: the -p entry's, else the device's")
+void add_compile_options(CLI::App& sub, CompileFlags& f) {
+  sub.add_option("file", f.file, "Source file, or - for stdin");
+  sub.add_option("--arch,-a", f.arch,
+                 "Targets: sm_XX (CUBIN) or compute_XX (PTX), comma-separated for several; "
+                 "default: the -p entry's, else the device's")
       ->check(completion_choices(architecture_names()));
-  sub->add_option("-o,--output", f->output, "Write the CUBIN or PTX here (atomically)");
-  auto* ptx = sub->add_flag("--ptx", f->ptx, "Produce PTX");
-  sub->add_flag("--cubin", f->cubin, "Produce a CUBIN (the default for sm_XX)")->excludes(ptx);
-  sub->add_option("-D,--define", f->defines, "Define a macro: NAME or NAME=VALUE")
+  sub.add_option("-o,--output", f.output, "Write the CUBIN or PTX here (atomically)");
+  auto* ptx = sub.add_flag("--ptx", f.ptx, "Produce PTX");
+  sub.add_flag("--cubin", f.cubin, "Produce a CUBIN (the default for sm_XX)")->excludes(ptx);
+  sub.add_option("-D,--define", f.defines, "Define a macro: NAME or NAME=VALUE")
       ->allow_extra_args(false)
       ->check(  // an empty name would make the compiler take the next option as the macro
           [](const std::string& v) {
@@ -137,47 +93,57 @@ Command add_compile(CLI::App& root, GlobalOptions& global) {
                        : std::string();
           },
           "NAME[=VALUE]");
-  sub->add_option("-I,--include-dir", f->include_dirs, "Add an include directory")
+  sub.add_option("-I,--include-dir", f.include_dirs, "Add an include directory")
       ->allow_extra_args(false);
-  sub->add_option("--std", f->std, "C++ dialect")
+  sub.add_option("--std", f.std, "C++ dialect")
       ->check(CLI::IsMember({"c++11", "c++14", "c++17", "c++20"}));
-  sub->add_option("--maxrregcount", f->maxrregcount_text, "Registers per thread at most (1-255)");
-  auto* extern_c = sub->add_flag(
-      "--extern-c", f->extern_c,
+  sub.add_option("--maxrregcount", f.maxrregcount_text, "Registers per thread at most (1-255)");
+  auto* extern_c = sub.add_flag(
+      "--extern-c", f.extern_c,
       "Wrap the source in extern \"C\" { } as PyCUDA does (the default for stdin only)");
-  sub->add_flag("--no-extern-c", f->no_extern_c, "Do not wrap stdin in extern \"C\" { }")
+  sub.add_flag("--no-extern-c", f.no_extern_c, "Do not wrap stdin in extern \"C\" { }")
       ->excludes(extern_c);
-  sub->add_flag("--rdc", f->rdc, "Relocatable device code (nvcc's -rdc=true)");
-  sub->add_flag("-G,--device-debug", f->device_debug, "Device debug code (-G)");
-  sub->add_flag("--lineinfo", f->lineinfo, "Line information (-lineinfo)");
-  sub->add_flag("--use_fast_math", f->fast_math, "Fast math (--use_fast_math)");
-  sub->add_option("--Xptxas", f->xptxas, "Pass an option to ptxas (either engine)")
+  sub.add_flag("--rdc", f.rdc, "Relocatable device code (nvcc's -rdc=true)");
+  sub.add_flag("-G,--device-debug", f.device_debug, "Device debug code (-G)");
+  sub.add_flag("--lineinfo", f.lineinfo, "Line information (-lineinfo)");
+  sub.add_flag("--use_fast_math", f.fast_math, "Fast math (--use_fast_math)");
+  sub.add_option("--Xptxas", f.xptxas, "Pass an option to ptxas (either engine)")
       ->allow_extra_args(false);
-  sub->add_option("--Xnvrtc", f->xnvrtc, "Pass an option to NVRTC when it runs")
+  sub.add_option("--Xnvrtc", f.xnvrtc, "Pass an option to NVRTC when it runs")
       ->allow_extra_args(false);
-  sub->add_option("--Xnvcc", f->xnvcc, "Pass an option to nvcc when it runs")
+  sub.add_option("--Xnvcc", f.xnvcc, "Pass an option to nvcc when it runs")
       ->allow_extra_args(false);
-  sub->add_option("-p,--build-dir", f->build_dir,
-                  "Take the file's flags from BUILD_DIR/compile_commands.json");
-  sub->add_flag("--keep", f->keep, "Keep the intermediate files (compiles afresh) and say where");
-  sub->add_option("--cache-dir", f->cache_dir,
-                  "Cache directory (default: CUDATOOL_CACHE_DIR, "
-                  "$XDG_CACHE_HOME/cudatool, ~/.cache/cudatool)");
-  sub->add_flag("--no-cache", f->no_cache, "Do not use the on-disk cache");
-  sub->add_flag("--load", f->load,
-                "Load the module on the GPU and check the offline resources against the "
-                "driver's (exit 8 on any difference)");
-  sub->add_option("--threads", f->threads_text,
-                  "Add each kernel's occupancy at this block size (1 to 1024)");
-  sub->add_option("--compiler", f->compiler,
-                  "Engine: nvrtc (in-process) or nvcc; default: chosen for the file")
+  sub.add_option("-p,--build-dir", f.build_dir,
+                 "Take the file's flags from BUILD_DIR/compile_commands.json");
+  sub.add_flag("--keep", f.keep, "Keep the intermediate files (compiles afresh) and say where");
+  sub.add_option("--cache-dir", f.cache_dir,
+                 "Cache directory (default: CUDATOOL_CACHE_DIR, "
+                 "$XDG_CACHE_HOME/cudatool, ~/.cache/cudatool)");
+  sub.add_flag("--no-cache", f.no_cache, "Do not use the on-disk cache");
+  sub.add_flag("--load", f.load,
+               "Load the module on the GPU and check the offline resources against the "
+               "driver's (exit 8 on any difference)");
+  sub.add_option("--threads", f.threads_text,
+                 "Add each kernel's occupancy at this block size (1 to 1024)");
+  sub.add_option("--compiler", f.compiler,
+                 "Engine: nvrtc (in-process) or nvcc; default: chosen for the file")
       ->check(CLI::IsMember({"nvrtc", "nvcc"}));
-  sub->add_option("--device,-d", f->device,
-                  "Device for the default --arch and for --load (ordinal, PCI bus id, UUID)");
-  sub->add_flag("--cache-stats", f->cache_stats, "Print the cache's size and entries, and exit");
-  sub->add_flag("--cache-clear", f->cache_clear, "Remove every cache entry, and exit");
-  sub->add_option("--cache-trim", f->cache_trim,
-                  "Remove the oldest entries down to SIZE (bytes, or K, M, G), and exit");
+  sub.add_option("--device,-d", f.device,
+                 "Device for the default --arch and for --load (ordinal, PCI bus id, UUID)");
+  sub.add_flag("--cache-stats", f.cache_stats, "Print the cache's size and entries, and exit");
+  sub.add_flag("--cache-clear", f.cache_clear, "Remove every cache entry, and exit");
+  sub.add_option("--cache-trim", f.cache_trim,
+                 "Remove the oldest entries down to SIZE (bytes, or K, M, G), and exit");
+}
+
+Command add_compile(CLI::App& root, GlobalOptions& global) {
+  auto* sub = root.add_subcommand(
+      "compile",
+      "Compile a CUDA source (NVRTC or nvcc, chosen for the file; cached) and report each "
+      "kernel's resources");
+  auto f = std::make_shared<CompileFlags>();
+  add_json_flag(*sub, global);
+  add_compile_options(*sub, *f);
 
   return {sub, [f, &global]() { return run_compile(*f, global); }};
 }

@@ -3,6 +3,8 @@
 // renderings (compile_render.cpp).
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +17,8 @@
 #include "cudatool/compile/compiler.hpp"
 #include "cudatool/compile/module.hpp"
 #include "cudatool/occupancy/kernel_occupancy.hpp"
+#include "json_stream.hpp"
+#include "render.hpp"
 
 namespace cudatool::app {
 
@@ -78,10 +82,34 @@ std::filesystem::path make_keep_dir();
 // The cache the flags ask for; the note on why it is off, when there is one, is printed.
 CacheConfig cache_config(const CompileFlags& flags, bool no_cache);
 
+// What a failed compile shows besides the error: the executable's print_compile_failure (the
+// compiler's log, hints, the kept files); the Python module's CompileError carries the log.
+using CompileFailure = std::function<void(const CompileError&, const CompileRequest&)>;
+
 // compile_target.cpp: `base` for `arch` (in a folder of --keep's when `several`) compiled
-// through `cache`, and read. The compiler's log goes to stderr (not with `json`).
+// through `cache`, and read. The compiler's log goes to stderr (not with `json`); the cache's
+// warnings to `message`, a failure to `failure` before the CompileError propagates.
 CompileTarget compile_target(const CompileRequest& base, const Arch& arch, bool several,
-                             const CompileFlags& flags, CompileCache& cache, bool json);
+                             const CompileFlags& flags, CompileCache& cache, bool json,
+                             const Messages& message, const CompileFailure& failure);
+
+// compile.cpp: the flags (all but --json), for the executable and for the Python module's
+// compile() alike.
+void add_compile_options(CLI::App& sub, CompileFlags& flags);
+// --maxrregcount and --threads through the one strict parser (compile_target.cpp).
+void parse_compile_numbers(CompileFlags& flags);
+
+// compile_target.cpp: every architecture's compile, as the flags ask (checked first), through the
+// cache; the cache's note and warnings and the kept files' folder told to `message`; -o FILE
+// written.
+struct CompileRun {
+  std::vector<CompileTarget> targets;
+  std::unique_ptr<CompileCache> cache;
+};
+CompileRun compile_targets(CompileFlags& flags, bool json, const Messages& message,
+                           const CompileFailure& failure);
+// 8 (told to `message`) where --load found the driver's resources differ from the CUBIN's.
+ExitStatus differences_status(const CompileRun& run, const Messages& message);
 
 // compile_render.cpp.
 int run_cache_command(const CompileFlags& flags, const GlobalOptions& global);
@@ -89,5 +117,8 @@ int run_cache_command(const CompileFlags& flags, const GlobalOptions& global);
 void print_compile_failure(const CompileError& error, const CompileRequest& request);
 void print_targets(const std::vector<CompileTarget>& targets, const CompileFlags& flags,
                    const CompileCache& cache, const GlobalOptions& global);
+// The --json document without schema_version (print_json adds kCompileSchemaVersion).
+JsonObject compile_json(const std::vector<CompileTarget>& targets, const CompileFlags& flags,
+                        const CompileCache& cache);
 
 }  // namespace cudatool::app

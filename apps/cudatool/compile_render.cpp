@@ -178,14 +178,17 @@ void print_targets(const std::vector<CompileTarget>& targets, const CompileFlags
       if (i > 0) command_out() << '\n';
       print_target_text(targets[i], flags);
     }
-  } else if (targets.size() == 1) {
-    print_json(target_json(targets.front(), flags, cache), kCompileSchemaVersion);
   } else {
-    std::vector<JsonObject> list;
-    for (const auto& t : targets) list.push_back(target_json(t, flags, cache));
-    print_json(JsonObject().set("source", targets.front().request.source_name).set("targets", list),
-               kCompileSchemaVersion);
+    print_json(compile_json(targets, flags, cache), kCompileSchemaVersion);
   }
+}
+
+JsonObject compile_json(const std::vector<CompileTarget>& targets, const CompileFlags& flags,
+                        const CompileCache& cache) {
+  if (targets.size() == 1) return target_json(targets.front(), flags, cache);
+  std::vector<JsonObject> list;
+  for (const auto& t : targets) list.push_back(target_json(t, flags, cache));
+  return JsonObject().set("source", targets.front().request.source_name).set("targets", list);
 }
 
 }  // namespace cudatool::app

@@ -5,7 +5,8 @@
 
 namespace cudatool::app {
 
-void print_error_document(ExitStatus status, const std::string& message, const std::exception* e) {
+void print_error_document(ExitStatus status, const std::string& message, const std::exception* e,
+                          std::ostream& out) {
   try {
     JsonObject error;
     error.set("status", exit_status_name(status))
@@ -19,7 +20,7 @@ void print_error_document(ExitStatus status, const std::string& message, const s
       error.set("log", compile->log())
           .set("options", compile->options())
           .set("compiler_version", compile->compiler_version());
-    print_json(JsonObject().set("error", error));
+    out << json_document(JsonObject().set("error", error));
   } catch (...) {
   }
 }

@@ -7,12 +7,14 @@
 #include <string>
 
 #include "exit_status.hpp"
+#include "render.hpp"
 
 namespace cudatool::app {
 
 // Reporting must never fail in turn: the JSON goes through print_json (invalid UTF-8
 // replaced), and anything that still throws here leaves the line on stderr as the report.
 // `e` may be null (a command line that does not parse).
-void print_error_document(ExitStatus status, const std::string& message, const std::exception* e);
+void print_error_document(ExitStatus status, const std::string& message, const std::exception* e,
+                          std::ostream& out = command_out());
 
 }  // namespace cudatool::app

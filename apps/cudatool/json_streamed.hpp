@@ -28,16 +28,15 @@ StreamedMember streamed_value(std::string key, T value) {
           }};
 }
 
-// Prints a --json document whose members are written one after another, with
+// Writes a --json document whose members are written one after another to `out`, with
 // schema_version added as print_json adds it: members must come in sorted key order.
-inline void print_json_streamed(std::vector<StreamedMember> members) {
+inline void print_json_streamed(std::vector<StreamedMember> members, std::ostream& out) {
   std::string version;
   JsonStream(version).value(kJsonSchemaVersion);
   const auto at =
       std::lower_bound(members.begin(), members.end(), std::string("schema_version"),
                        [](const StreamedMember& m, const std::string& key) { return m.key < key; });
   members.insert(at, {"schema_version", [version](std::ostream& out) { out << version; }});
-  std::ostream& out = command_out();
   out << '{';
   for (std::size_t i = 0; i < members.size(); ++i) {
     std::string key;

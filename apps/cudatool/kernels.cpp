@@ -23,55 +23,63 @@
 namespace cudatool::app {
 namespace {
 
-ExitStatus run_kernels(const KernelsOptions& options, const GlobalOptions& global) {
-  KernelsRequest request = make_request(options, global);
-  if (options.baseline || options.sizes) return run_report(options, request);
-  if (options.fail_on) throw UsageError("--fail-on needs --baseline OLD");
-  if (options.markdown) throw UsageError("--markdown needs --baseline or --sizes");
-  if (options.top) throw UsageError("--top needs --baseline or --sizes");
-  ScanProgress progress("reading", "images");
-  if (request.progress) request.scan.progress = std::ref(progress);
-  ArchitectureTable architectures;
-  // --json in image order (no --sort): each image's kernels are filtered, measured and
-  // rendered on the thread that read the image, while the other images are still being
-  // read; the kernels array is then their text in image order.
-  std::optional<KernelsJsonWhileReading> while_reading;
-  if (request.format == Format::json && !request.sort) {
-    while_reading.emplace(request, architectures);
-    request.scan.keep_kernels = false;
-    request.scan.on_image = [&](const ImageKernels& image) { while_reading->add(image); };
-  }
-
-  const ScanResult result = scan_binaries(request.files, request.scan);
-  // Otherwise the kernels to show are chosen, measured and sorted now.
-  const KernelRows rows =
-      while_reading ? KernelRows{} : select_kernels(result, request, architectures);
-  const ScanProblems problems = report_problems(result);
-
-  // No file holds CUDA code: a usage error, whose --json answer is the error document (as
-  // every error's is), not a document of no kernels.
-  if (!problems.any_cuda && request.format == Format::json) {
-    print_error_document(ExitStatus::usage, one_line(problems.notes), nullptr);
-    return ExitStatus::usage;
-  }
-  switch (request.format) {
-    case Format::json:
-      print_kernels_json(result, rows, request, while_reading ? &*while_reading : nullptr);
-      break;
-    case Format::csv:
-    case Format::csv_noheader:
-      print_kernels_csv(result, rows, request);
-      break;
-    default:  // text
-      print_kernels_text(result, rows, request, problems.any_cuda);
-      break;
-  }
+ExitStatus listing_status(const ScanProblems& problems) {
   if (!problems.any_cuda) return ExitStatus::usage;
   if (problems.bad_entry) return ExitStatus::unreadable_entry;
   return ExitStatus::success;
 }
 
+ExitStatus run_kernels(const KernelsOptions& options, const GlobalOptions& global) {
+  KernelsRequest request = make_request(options, global);
+  if (options.baseline || options.sizes)
+    return run_report(options, request, command_out(), print_message);
+  if (options.fail_on) throw UsageError("--fail-on needs --baseline OLD");
+  if (options.markdown) throw UsageError("--markdown needs --baseline or --sizes");
+  if (options.top) throw UsageError("--top needs --baseline or --sizes");
+  if (request.format == Format::json)
+    return write_kernels_json(request, command_out(), print_message);
+  ScanProgress progress("reading", "images");
+  if (request.progress) request.scan.progress = std::ref(progress);
+  ArchitectureTable architectures;
+  const ScanResult result = scan_binaries(request.files, request.scan);
+  const KernelRows rows = select_kernels(result, request, architectures);
+  const ScanProblems problems = report_problems(result, print_message);
+  if (request.format == Format::text)
+    print_kernels_text(result, rows, request, problems.any_cuda);
+  else
+    print_kernels_csv(result, rows, request);
+  return listing_status(problems);
+}
+
 }  // namespace
+
+ExitStatus write_kernels_json(KernelsRequest& request, std::ostream& out, const Messages& message) {
+  ScanProgress progress("reading", "images");
+  if (request.progress) request.scan.progress = std::ref(progress);
+  ArchitectureTable architectures;
+  // In image order (no --sort): each image's kernels are filtered, measured and rendered on
+  // the thread that read the image, while the other images are still being read; the
+  // kernels array is then their text in image order.
+  std::optional<KernelsJsonWhileReading> while_reading;
+  if (!request.sort) {
+    while_reading.emplace(request, architectures);
+    request.scan.keep_kernels = false;
+    request.scan.on_image = [&](const ImageKernels& image) { while_reading->add(image); };
+  }
+  const ScanResult result = scan_binaries(request.files, request.scan);
+  // Otherwise the kernels to show are chosen, measured and sorted now.
+  const KernelRows rows =
+      while_reading ? KernelRows{} : select_kernels(result, request, architectures);
+  const ScanProblems problems = report_problems(result, message);
+  // No file holds CUDA code: a usage error, whose answer is the error document (as every
+  // error's is), not a document of no kernels.
+  if (!problems.any_cuda) {
+    print_error_document(ExitStatus::usage, one_line(problems.notes), nullptr, out);
+    return ExitStatus::usage;
+  }
+  print_kernels_json(result, rows, request, while_reading ? &*while_reading : nullptr, out);
+  return listing_status(problems);
+}
 
 Command add_kernels(CLI::App& root, GlobalOptions& global) {
   auto o = std::make_shared<KernelsOptions>();

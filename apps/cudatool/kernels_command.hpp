@@ -4,12 +4,14 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "command.hpp"
 #include "cudatool/binary/kernel_scan.hpp"
 #include "kernels_selection.hpp"
+#include "render.hpp"
 
 namespace cudatool::app {
 
@@ -34,19 +36,26 @@ struct KernelsOptions {
 // Checks the flags (UsageError) before any file is read.
 KernelsRequest make_request(const KernelsOptions& o, const GlobalOptions& global);
 
-// A line on stderr for each entry or file that could not be read (their text made
-// printable by print_message); whether any file held CUDA code, and whether an entry failed.
+// A message for each entry or file that could not be read; whether any file held CUDA code,
+// and whether an entry failed.
 struct ScanProblems {
   bool any_cuda = false;
   bool bad_entry = false;
   std::string notes;  // the files without CUDA code, each with why ("; " between them)
 };
-ScanProblems report_problems(const ScanResult& result);
+ScanProblems report_problems(const ScanResult& result, const Messages& message);
 
 // --kernel's pattern applied to a whole scan (the reports read every kernel kept).
 void keep_matching(ScanResult& scan, const KernelsRequest& request);
 
-// --baseline and --sizes: the files scanned whole, then the comparison or the size report.
-ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request);
+// The plain listing as --json (share/schemas/kernels.schema.json), written to `out`, with
+// the scan's messages told to `message`: the executable's `kernels --json` and the Python
+// module's kernels(). Where no file holds CUDA code, the error document, and exit 2.
+ExitStatus write_kernels_json(KernelsRequest& request, std::ostream& out, const Messages& message);
+
+// --baseline and --sizes: the files scanned whole, then the comparison or the size report,
+// written to `out` (the executable's and the Python module's alike).
+ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request, std::ostream& out,
+                      const Messages& message);
 
 }  // namespace cudatool::app

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,15 +43,18 @@ struct ComparisonInputs {
   std::size_t top = 0;             // Markdown rows (0: all)
   bool wide = false;               // whole names on a terminal
 };
+// Each report in `format`, written to `out`.
 void print_comparison(const KernelComparison& comparison, const ComparisonInputs& inputs,
-                      ReportFormat format);
+                      ReportFormat format, std::ostream& out);
 
-void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format, bool wide);
+void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format, bool wide,
+                 std::ostream& out);
 
 // The --json forms (kernels_compare_json.cpp, kernels_sizes_json.cpp), and the words both
 // the text and the JSON use.
-void print_comparison_json(const KernelComparison& comparison, const ComparisonInputs& inputs);
-void print_sizes_json(const SizeReport& report, const ScanResult& scan);
+void print_comparison_json(const KernelComparison& comparison, const ComparisonInputs& inputs,
+                           std::ostream& out);
+void print_sizes_json(const SizeReport& report, const ScanResult& scan, std::ostream& out);
 std::string architecture_status(const ArchitectureChange& a);  // "added", "removed", "kept"
 std::string arch_kind(const ArchitectureSize& a);              // "sass", "ptx", "unknown"
 

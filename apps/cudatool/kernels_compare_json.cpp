@@ -53,7 +53,8 @@ const char* kind_name(KernelChange::Kind kind) {
 // changes, rendered in chunks on all threads.
 }  // namespace
 
-void print_comparison_json(const KernelComparison& c, const ComparisonInputs& in) {
+void print_comparison_json(const KernelComparison& c, const ComparisonInputs& in,
+                           std::ostream& out) {
   const auto paths = [](const ScanResult& scan) {
     std::vector<std::string> list;
     for (const ScannedFile& f : scan.files) list.push_back(f.path);
@@ -105,7 +106,8 @@ void print_comparison_json(const KernelComparison& c, const ComparisonInputs& in
         [&](std::ostream& os) { write_json_array_parallel(os, c.changes.size(), 0, change); }},
        streamed_value("files", paths(in.new_scan)),
        streamed_value("summary", std::move(summary)),
-       streamed_value("threads", c.threads)});
+       streamed_value("threads", c.threads)},
+      out);
 }
 
 }  // namespace cudatool::app

@@ -102,7 +102,7 @@ std::string for_terminal(const std::string& text) {
   return printable(text, text.size());
 }
 
-void print_text(const KernelComparison& c, const ComparisonInputs& in) {
+void print_text(const KernelComparison& c, const ComparisonInputs& in, std::ostream& os) {
   const bool cut = !in.wide && isatty(STDOUT_FILENO);
   const auto name = [&](const KernelChange& k) {
     std::string n = for_terminal(k.demangled);
@@ -140,7 +140,7 @@ void print_text(const KernelComparison& c, const ComparisonInputs& in) {
            '\n';
   }
   out += summary_line(c) + '\n';
-  command_out() << out;
+  os << out;
 }
 
 std::string markdown_cell(const KernelChange& k, KernelMetric m) {
@@ -153,7 +153,7 @@ std::string markdown_cell(const KernelChange& k, KernelMetric m) {
   return x == y ? x : "**" + x + " → " + y + "**";
 }
 
-void print_markdown(const KernelComparison& c, const ComparisonInputs& in) {
+void print_markdown(const KernelComparison& c, const ComparisonInputs& in, std::ostream& os) {
   std::string out = c.broken_rules.empty()
                         ? "### ✅ cudatool kernels: no regression\n\n"
                         : "### ❌ cudatool kernels: " + std::to_string(c.regressions) +
@@ -194,22 +194,22 @@ void print_markdown(const KernelComparison& c, const ComparisonInputs& in) {
                                            : architecture_status(a)) +
              " |\n";
   }
-  command_out() << out;
+  os << out;
 }
 
 }  // namespace
 
 void print_comparison(const KernelComparison& comparison, const ComparisonInputs& inputs,
-                      ReportFormat format) {
+                      ReportFormat format, std::ostream& out) {
   switch (format) {
     case ReportFormat::text:
-      print_text(comparison, inputs);
+      print_text(comparison, inputs, out);
       break;
     case ReportFormat::json:
-      print_comparison_json(comparison, inputs);
+      print_comparison_json(comparison, inputs, out);
       break;
     case ReportFormat::markdown:
-      print_markdown(comparison, inputs);
+      print_markdown(comparison, inputs, out);
       break;
   }
 }

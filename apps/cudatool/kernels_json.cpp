@@ -140,7 +140,8 @@ void KernelsJsonWhileReading::write(std::ostream& out) {
 }
 
 void print_kernels_json(const ScanResult& result, const KernelRows& rows,
-                        const KernelsRequest& request, KernelsJsonWhileReading* while_reading) {
+                        const KernelsRequest& request, KernelsJsonWhileReading* while_reading,
+                        std::ostream& out) {
   // Each image's architecture as text, made once (not per kernel).
   std::vector<std::string> arch_names;
   if (!while_reading) {
@@ -162,12 +163,14 @@ void print_kernels_json(const ScanResult& result, const KernelRows& rows,
                         [&](std::ostream& os) {
                           write_json_array_parallel(os, result.images.size(), request.jobs, image);
                         }},
-                       {"kernels", [&](std::ostream& os) {
+                       {"kernels",
+                        [&](std::ostream& os) {
                           if (while_reading)
                             while_reading->write(os);
                           else
                             write_json_array_parallel(os, rows.shown.size(), request.jobs, kernel);
-                        }}});
+                        }}},
+                      out);
 }
 
 }  // namespace cudatool::app

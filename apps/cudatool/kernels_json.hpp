@@ -38,6 +38,7 @@ class KernelsJsonWhileReading {
 // The whole document. `while_reading` holds the kernels array where it was made during the
 // scan; otherwise the kernels are `rows` (select_kernels), rendered on all threads.
 void print_kernels_json(const ScanResult& result, const KernelRows& rows,
-                        const KernelsRequest& request, KernelsJsonWhileReading* while_reading);
+                        const KernelsRequest& request, KernelsJsonWhileReading* while_reading,
+                        std::ostream& out);
 
 }  // namespace cudatool::app

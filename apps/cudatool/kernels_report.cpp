@@ -11,7 +11,8 @@
 
 namespace cudatool::app {
 
-ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request) {
+ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request, std::ostream& out,
+                      const Messages& message) {
   if (options.baseline && options.sizes)
     throw UsageError("--baseline and --sizes exclude each other (run them one after the other)");
   const char* report = options.sizes ? "--sizes" : "--baseline";
@@ -34,11 +35,11 @@ ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request) {
   if (request.progress) request.scan.progress = std::ref(progress);
   ScanResult scan = scan_binaries(request.files, request.scan);
   keep_matching(scan, request);
-  const ScanProblems problems = report_problems(scan);
+  const ScanProblems problems = report_problems(scan, message);
   bool bad_entry = problems.bad_entry;
   if (options.sizes) {
-    print_sizes(size_report(scan, top == 0 ? scan.kernels.size() : top), scan, format,
-                request.wide);
+    print_sizes(size_report(scan, top == 0 ? scan.kernels.size() : top), scan, format, request.wide,
+                out);
   } else {
     ScanResult old_scan = read_baseline(*options.baseline, request.scan);
     keep_matching(old_scan, request);
@@ -52,7 +53,7 @@ ExitStatus run_report(const KernelsOptions& options, KernelsRequest& request) {
     std::string names;
     for (const std::string& f : request.files) names += (names.empty() ? "" : " ") + f;
     print_comparison(comparison, {old_scan, scan, *options.baseline, names, top, request.wide},
-                     format);
+                     format, out);
     if (!comparison.broken_rules.empty()) return ExitStatus::regression;
   }
   if (!problems.any_cuda) return ExitStatus::usage;

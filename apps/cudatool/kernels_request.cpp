@@ -41,18 +41,18 @@ KernelsRequest make_request(const KernelsOptions& o, const GlobalOptions& global
   return request;
 }
 
-ScanProblems report_problems(const ScanResult& result) {
+ScanProblems report_problems(const ScanResult& result, const Messages& message) {
   ScanProblems problems;
   for (const auto& image : result.images)
     if (!image.error.empty()) {
-      print_message(image.error);
+      message(image.error);
       problems.bad_entry = true;
     }
   for (const auto& f : result.files) {
     if (f.has_cuda_code)
       problems.any_cuda = true;
     else {
-      print_message(f.path + ": " + f.note);
+      message(f.path + ": " + f.note);
       problems.notes += (problems.notes.empty() ? "" : "; ") + f.path + ": " + f.note;
     }
   }

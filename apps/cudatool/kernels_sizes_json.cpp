@@ -12,7 +12,7 @@ std::string arch_kind(const ArchitectureSize& a) {
   return a.arch->code == Arch::Code::ptx ? "ptx" : "sass";
 }
 
-void print_sizes_json(const SizeReport& report, const ScanResult& scan) {
+void print_sizes_json(const SizeReport& report, const ScanResult& scan, std::ostream& out) {
   std::vector<JsonObject> files;
   for (const FileSizes& f : report.files) {
     const ScannedFile& file = scan.files[f.file];
@@ -65,16 +65,17 @@ void print_sizes_json(const SizeReport& report, const ScanResult& scan) {
   for (const DuplicateKernel& d : report.duplicate_kernels)
     duplicates.push_back(
         kernel_json(d.kernel).set("copies", d.copies).set("extra_code_bytes", d.extra_code_bytes));
-  print_json(JsonObject()
-                 .set("files", files)
-                 .set("largest_kernels", largest)
-                 .set("template_families", families)
-                 .set("duplicates", JsonObject()
-                                        .set("identical_images", report.identical_images)
-                                        .set("identical_image_bytes", report.identical_image_bytes)
-                                        .set("kernel_copies", report.duplicate_kernel_copies)
-                                        .set("kernel_copy_bytes", report.duplicate_kernel_bytes)
-                                        .set("kernels", duplicates)));
+  out << json_document(
+      JsonObject()
+          .set("files", files)
+          .set("largest_kernels", largest)
+          .set("template_families", families)
+          .set("duplicates", JsonObject()
+                                 .set("identical_images", report.identical_images)
+                                 .set("identical_image_bytes", report.identical_image_bytes)
+                                 .set("kernel_copies", report.duplicate_kernel_copies)
+                                 .set("kernel_copy_bytes", report.duplicate_kernel_bytes)
+                                 .set("kernels", duplicates)));
 }
 
 }  // namespace cudatool::app

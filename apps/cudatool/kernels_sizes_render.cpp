@@ -27,7 +27,8 @@ std::string printable_name(const std::string& text, bool cut) {
   return n;
 }
 
-void print_text(const SizeReport& report, const ScanResult& scan, bool wide, bool markdown) {
+void print_text(const SizeReport& report, const ScanResult& scan, bool wide, bool markdown,
+                std::ostream& os) {
   const bool cut = !markdown && !wide && isatty(STDOUT_FILENO);
   std::string out;
   const auto row = [&](const std::vector<std::string>& cells, const std::vector<std::size_t>& w) {
@@ -132,16 +133,17 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
                "  " + pad(d.arch.str(), 9) + printable_name(demangled, cut) + '\n';
     }
   }
-  command_out() << out;
+  os << out;
 }
 
 }  // namespace
 
-void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format, bool wide) {
+void print_sizes(const SizeReport& report, const ScanResult& scan, ReportFormat format, bool wide,
+                 std::ostream& out) {
   if (format == ReportFormat::json)
-    print_sizes_json(report, scan);
+    print_sizes_json(report, scan, out);
   else
-    print_text(report, scan, wide, format == ReportFormat::markdown);
+    print_text(report, scan, wide, format == ReportFormat::markdown, out);
 }
 
 }  // namespace cudatool::app

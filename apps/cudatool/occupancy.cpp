@@ -67,20 +67,19 @@ DeviceData product_data(const ClusterTopology& product) {
 }
 
 ExitStatus run(const OccupancyOptions& o, Format format) {
-  // Flags first: a malformed value is a usage error even where no GPU is.
-  OccupancyRequest request = occupancy_request(o);
-  std::optional<Device> live;
-  const auto device_data = [&]() -> std::pair<DeviceData, std::string> {
-    // The table only, no driver: --arch as given, or the kernel's image's architecture.
-    if (request.arch) return {DeviceData(*request.arch, "--arch", *o.arch), ""};
-    if (request.product) return {product_data(*request.product), ""};
-    if (request.source && !o.device) return {DeviceData(request.source->arch, "architecture"), ""};
-    use_device_cache(o.fresh, "--fresh");
-    const Device device = select_device(o.device, "--device");
-    live = device;
-    return {DeviceData(device), "device " + std::to_string(device.ordinal())};
-  };
-  auto [devdata, where] = device_data();
+  const OccupancyReport report = occupancy_report(o);
+  if (format == Format::json)
+    print_occupancy_json(report);
+  else if (format == Format::text)
+    print_occupancy_text(report);
+  else
+    print_occupancy_csv(report, format == Format::csv);
+  return ExitStatus::success;
+}
+
+}  // namespace
+
+OccupancyReport occupancy_report(OccupancyRequest request, DeviceData devdata, std::string where) {
   if (request.sms) devdata.set_sm_count(*request.sms);
   OccupancyReport report{.devdata = std::move(devdata),
                          .where = std::move(where),
@@ -93,18 +92,35 @@ ExitStatus run(const OccupancyOptions& o, Format format) {
                          .cluster = request.cluster,
                          .non_portable = request.non_portable,
                          .topology = request.product};
-  answer_occupancy(report, std::move(request.block_sizes), o.regs.has_value(), o.smem.has_value());
-  if (live && report.cluster && report.record) ask_driver_for_clusters(report, *live);
-  if (format == Format::json)
-    print_occupancy_json(report);
-  else if (format == Format::text)
-    print_occupancy_text(report);
-  else
-    print_occupancy_csv(report, format == Format::csv);
-  return ExitStatus::success;
+  answer_occupancy(report, std::move(request.block_sizes), request.given_registers,
+                   request.given_shared_mem);
+  return report;
 }
 
-}  // namespace
+OccupancyReport occupancy_report(const OccupancyOptions& o) {
+  // Flags first: a malformed value is a usage error even where no GPU is.
+  OccupancyRequest request = occupancy_request(o);
+  // The table only, no driver: --arch as given, --product's row, or the kernel's image's
+  // architecture.
+  if (request.arch) {
+    DeviceData devdata(*request.arch, "--arch", *o.arch);
+    return occupancy_report(std::move(request), std::move(devdata), "");
+  }
+  if (request.product) {
+    DeviceData devdata = product_data(*request.product);
+    return occupancy_report(std::move(request), std::move(devdata), "");
+  }
+  if (request.source && !o.device) {
+    DeviceData devdata(request.source->arch, "architecture");
+    return occupancy_report(std::move(request), std::move(devdata), "");
+  }
+  use_device_cache(o.fresh, "--fresh");
+  const Device device = select_device(o.device, "--device");
+  OccupancyReport report = occupancy_report(std::move(request), DeviceData(device),
+                                            "device " + std::to_string(device.ordinal()));
+  if (report.cluster && report.record) ask_driver_for_clusters(report, device);
+  return report;
+}
 
 Command add_occupancy(CLI::App& root, GlobalOptions& global) {
   auto* sub = root.add_subcommand(
@@ -143,16 +159,20 @@ Command add_occupancy(CLI::App& root, GlobalOptions& global) {
                   "the product (clusters): H200, H100-SXM")
       ->check(completion_choices(cluster_product_names()));
   add_fresh_flag(*sub, o->fresh);
-  o->sweep = sub->add_option("--sweep", o->sweep_list,
-                             "Sweep block sizes: every multiple of the warp size, or a list "
-                             "(--sweep 64,128,256)")
-                 ->expected(0, 1)
-                 ->default_str("all");
+  CLI::Option* sweep =
+      sub->add_option("--sweep", o->sweep_list,
+                      "Sweep block sizes: every multiple of the warp size, or a list "
+                      "(--sweep 64,128,256)")
+          ->expected(0, 1)
+          ->default_str("all");
   sub->add_flag("--sweep-regs", o->sweep_regs,
                 "Sweep registers per thread 0..255 for --threads: where the cliffs are");
   sub->add_flag("--sweep-smem", o->sweep_smem,
                 "Sweep shared memory per block up to the opt-in limit for --threads");
-  return {sub, [o, &global]() { return run(*o, global.format); }};
+  return {sub, [o, sweep, &global]() {
+            o->sweep = sweep->count() > 0;
+            return run(*o, global.format);
+          }};
 }
 
 }  // namespace cudatool::app

@@ -3,7 +3,6 @@
 // device is asked.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -20,8 +19,8 @@ struct OccupancyOptions {
   std::optional<std::string> kernel_from, kernel;  // a kernel from a compiled binary
   std::optional<std::string> cluster, product;     // --cluster N or X,Y,Z; --product NAME
   bool non_portable = false;
-  std::string sweep_list;
-  CLI::Option* sweep = nullptr;
+  bool sweep = false;      // --sweep, alone or with a list
+  std::string sweep_list;  // its list; "all" (--sweep alone) for every warp multiple
   bool sweep_regs = false;
   bool sweep_smem = false;
   bool fresh = false;
@@ -43,11 +42,24 @@ struct OccupancyRequest {
   std::optional<ClusterDims> cluster;
   bool non_portable = false;  // --non-portable (compile-time dimensions above 8 imply it)
   const ClusterTopology* product = nullptr;  // --product
+  // Whether --regs and --smem were given: a register or shared-memory sweep then marks the
+  // value and what less of it gives.
+  bool given_registers = false;
+  bool given_shared_mem = false;
 };
 
 // UsageError for a malformed value or flags that contradict each other, in the order the
 // flags are checked (the grammar of each before any file is read); --kernel-from's file is
 // scanned for the one kernel --kernel names.
 OccupancyRequest occupancy_request(const OccupancyOptions& o);
+
+// What the flags ask, answered whole: the request, the device or table row it names (a
+// device through the device cache unless --fresh), the library's answer, and for --device
+// --cluster the driver's own. The executable's `occupancy` and the Python module's
+// kernel_occupancy().
+OccupancyReport occupancy_report(const OccupancyOptions& o);
+// `request` answered on `devdata` (`where`: "device 0", or "" for a table row): the Python
+// module's sweeps, on the DeviceData its caller holds.
+OccupancyReport occupancy_report(OccupancyRequest request, DeviceData devdata, std::string where);
 
 }  // namespace cudatool::app

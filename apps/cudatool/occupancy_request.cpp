@@ -61,7 +61,7 @@ OccupancyQuestion question_of(const OccupancyOptions& o) {
     throw UsageError(
         "--arch and --device exclude each other: --arch computes for an architecture without a "
         "GPU, --device reads a real one");
-  const bool sweep_threads = o.sweep->count() > 0;
+  const bool sweep_threads = o.sweep;
   if (sweep_threads + o.sweep_regs + o.sweep_smem > 1)
     throw UsageError(
         "--sweep, --sweep-regs and --sweep-smem exclude each other: sweep one at a time");
@@ -189,7 +189,9 @@ OccupancyRequest occupancy_request(const OccupancyOptions& o) {
           .block_sizes = std::move(block_sizes),
           .cluster = cluster,
           .non_portable = non_portable,
-          .product = product};
+          .product = product,
+          .given_registers = o.regs.has_value(),
+          .given_shared_mem = o.smem.has_value()};
 }
 
 }  // namespace cudatool::app

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -15,21 +16,14 @@
 
 namespace cudatool::app {
 
-// Where the running command writes its output and its messages: std::cout and std::cerr
-// in the executable, the caller's streams in process (in_process.hpp). Commands write here,
-// never to std::cout or std::cerr themselves, so that running one in process swaps no
-// process-wide stream: a host's other threads that write to std::cout (a C++ library
-// loaded with ctypes) write to the real one, and the caller's buffer is the command's alone.
-struct CommandStreams {
-  std::ostream* out = &std::cout;
-  std::ostream* err = &std::cerr;
-};
-inline CommandStreams command_streams;
+// Where a command writes its output and its messages: standard output and standard error.
+// The Python module never runs a command; it calls the steps below a command with a stream
+// and a message sink of its own (Messages), so no process-wide stream is ever swapped.
 inline std::ostream& command_out() {
-  return *command_streams.out;
+  return std::cout;
 }
 inline std::ostream& command_err() {
-  return *command_streams.err;
+  return std::cerr;
 }
 
 // The version of a --json document (cudatool(1), JSON OUTPUT): each document's moves when
@@ -44,13 +38,22 @@ inline constexpr int kCompileSchemaVersion = 2;
 // The longest message line, in bytes of the text before escaping.
 inline constexpr std::size_t kMaxMessageLine = 2000;
 
-// One line on stderr, "cudatool: TEXT": every note, warning and error line the tool prints
-// goes through here (main.cpp's errors too), so that the paths, names and values inside are
-// made printable by the one escaping function (base/text.hpp: control, invisible and
-// bidirectional characters escaped) and the message stays one line.
-inline void print_message(std::string_view text) {
-  command_err() << "cudatool: " << printable(text, kMaxMessageLine) << '\n';
+// A message as it is shown: the paths, names and values inside made printable by the one
+// escaping function (base/text.hpp: control, invisible and bidirectional characters
+// escaped), cut at kMaxMessageLine, one line.
+inline std::string message_line(std::string_view text) {
+  return printable(text, kMaxMessageLine);
 }
+
+// One line on stderr, "cudatool: TEXT": every note, warning and error line the tool prints
+// goes through here (main.cpp's errors too).
+inline void print_message(std::string_view text) {
+  command_err() << "cudatool: " << message_line(text) << '\n';
+}
+
+// Where the steps of a command tell what they note on the way (a file without CUDA code, an
+// unreadable entry): print_message in the executable, a result's warnings in Python.
+using Messages = std::function<void(std::string_view)>;
 
 // An error message as one printable line: newlines become blanks, other control characters
 // and bytes that are not UTF-8 are escaped (text.hpp), and the whole is cut at

@@ -2,8 +2,9 @@
 
 PyCUDA's names where PyCUDA has them (``DeviceData``, ``OccupancyRecord``), exact where
 PyCUDA guesses, and no GPU needed for an architecture: ``DeviceData("sm_90")`` reads
-cudatool's compiled-in architecture table. Every document (``to_dict()``) is the one
-``cudatool ... --json`` prints, made by the same code run in this process.
+cudatool's compiled-in architecture table. Every call binds the library's request and result
+directly (no command line is run), and every document (``to_dict()``) is the one
+``cudatool ... --json`` prints, made by the same renderer.
 
 Importing loads no CUDA library: the driver (libcuda.so.1) is opened by the first call that
 needs a GPU (``devices()``, ``attributes()``, ``DeviceData(device=0)``, ``check()``), which
@@ -100,53 +101,43 @@ __all__ = [
 ]
 
 # Kept lean: importing costs a few milliseconds (json and tempfile load where used).
-_PREFIX = "cudatool: "
-
-
-def _lines(err: str) -> list[str]:
-    return [line[len(_PREFIX):] if line.startswith(_PREFIX) else line for line in err.splitlines()]
 
 
 def _argument(value) -> str:
     # A path given as bytes is a file name, not "b'...'"; a NUL would cut the argument short
-    # in C (the command would read another file), so it is refused as os functions refuse it.
+    # in C (the library would read another file), so it is refused as os functions refuse it.
     text = os.fsdecode(value) if isinstance(value, (bytes, os.PathLike)) else str(value)
     if "\0" in text:
         raise ValueError(f"embedded null byte in {text!r}")
     return text
 
 
-def _run(arguments: list) -> tuple[int, bytes, list[str]]:
-    status, out, err = _cudatool.run_command([_argument(a) for a in arguments])
-    return status, out, _lines(err)
+def _arguments(values) -> list[str]:
+    return [_argument(v) for v in values]
 
 
-def _document(arguments: list[str]) -> dict:
-    import json
-
-    status, out, err = _run(arguments)
-    if status != 0:
-        raise Error(err[-1] if err else f"cudatool exited {status}")
-    return json.loads(out)
+def _number(value) -> str | None:
+    # Numbers go to the library as the command line gives them, through its one strict parser
+    # (the same checks and messages as the CLI's).
+    return None if value is None else str(int(value))
 
 
-def _device_flags(device) -> list[str]:
-    return [] if device is None else ["--device", str(device)]
-
-
-def _size_flags(shared_mem: int, registers: int | None, block_barriers: int | None) -> list[str]:
-    flags = ["--smem", str(int(shared_mem))]
-    if registers is not None:
-        flags += ["--regs", str(int(registers))]
-    if block_barriers is not None:
-        flags += ["--barriers", str(int(block_barriers))]
-    return flags
-
-
-def _devdata_flags(devdata: DeviceData) -> list[str]:
+def _devdata(devdata: DeviceData) -> DeviceData:
     if not isinstance(devdata, DeviceData):
         raise TypeError("devdata must be a cudatool.DeviceData")
-    return list(devdata._cli_flags)
+    return devdata
+
+
+def _arch_list(arch) -> list[str]:
+    if arch is None:
+        return []
+    return [_argument(a) for a in ([arch] if isinstance(arch, str) else arch)]
+
+
+def _paths(paths) -> list[str]:
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        paths = [paths]
+    return _arguments(paths)
 
 
 def sweep_block_sizes(
@@ -162,12 +153,10 @@ def sweep_block_sizes(
     if isinstance(block_sizes, (str, bytes)):
         # Iterated, "64" would be the block sizes 6 and 4.
         raise TypeError("block_sizes must be a sequence of integers, not a string")
-    sweep = ["--sweep"] + ([",".join(str(int(b)) for b in block_sizes)] if block_sizes else [])
+    sweep = ",".join(str(int(b)) for b in block_sizes) if block_sizes else "all"
     return Occupancy(
-        _document(
-            ["occupancy", "--json", *_devdata_flags(devdata), *sweep,
-             *_size_flags(shared_mem, registers, block_barriers)]
-        )
+        _cudatool.occupancy(_devdata(devdata), sweep=sweep, smem=_number(shared_mem),
+                            regs=_number(registers), barriers=_number(block_barriers))
     )
 
 
@@ -179,10 +168,9 @@ def sweep_registers(
     and, given ``registers``, the smallest cut that fits more blocks (``improvement``):
     ``cudatool occupancy --sweep-regs --json``."""
     return Occupancy(
-        _document(
-            ["occupancy", "--json", *_devdata_flags(devdata), "--sweep-regs",
-             "--threads", str(int(threads)), *_size_flags(shared_mem, registers, block_barriers)]
-        )
+        _cudatool.occupancy(_devdata(devdata), sweep_regs=True, threads=_number(threads),
+                            smem=_number(shared_mem), regs=_number(registers),
+                            barriers=_number(block_barriers))
     )
 
 
@@ -193,14 +181,10 @@ def sweep_shared_memory(
     """Occupancy for every shared-memory size per block up to the opt-in limit, with
     ``steps`` and, given ``shared_mem``, the smallest cut that fits more blocks:
     ``cudatool occupancy --sweep-smem --json``."""
-    flags = ["--regs", str(int(registers)), "--barriers", str(int(block_barriers))]
-    if shared_mem is not None:
-        flags += ["--smem", str(int(shared_mem))]
     return Occupancy(
-        _document(
-            ["occupancy", "--json", *_devdata_flags(devdata), "--sweep-smem",
-             "--threads", str(int(threads)), *flags]
-        )
+        _cudatool.occupancy(_devdata(devdata), sweep_smem=True, threads=_number(threads),
+                            regs=_number(registers), barriers=_number(block_barriers),
+                            smem=_number(shared_mem))
     )
 
 
@@ -225,14 +209,14 @@ def kernel_occupancy(
     and barriers, plus ``dynamic_shared_mem``): ``cudatool occupancy --kernel-from PATH
     --kernel REGEX --threads N --json``. With neither ``arch`` nor ``device`` the image's
     own architecture (no GPU)."""
-    arguments = ["occupancy", "--json", "--kernel-from", os.fspath(path), "--kernel", kernel,
-                 "--threads", str(int(threads))]
-    if arch is not None:
-        arguments += ["--arch", arch]
-    arguments += _device_flags(device)
-    if dynamic_shared_mem:
-        arguments += ["--smem", str(int(dynamic_shared_mem))]
-    return Occupancy(_document(arguments))
+    return Occupancy(
+        _cudatool.occupancy(
+            None, kernel_from=_argument(path), kernel=_argument(kernel), threads=_number(threads),
+            arch=None if arch is None else _argument(arch),
+            device=None if device is None else _argument(device),
+            smem=_number(dynamic_shared_mem) if dynamic_shared_mem else None,
+        )
+    )
 
 
 def devices(memory_usage: bool = False) -> Devices:
@@ -263,37 +247,12 @@ def kernels(
     architecture. ``cudatool kernels --json``; no GPU. ``arch`` keeps those architectures,
     ``kernel`` the kernels whose name matches the regular expression. Raises UsageError where
     no file holds CUDA code; an unreadable entry sets ``unreadable_entries`` and a warning."""
-    if isinstance(paths, (str, bytes, os.PathLike)):
-        paths = [paths]
-    arguments = ["kernels", "--json", "--no-progress"]
-    if arch is not None:
-        for a in [arch] if isinstance(arch, str) else arch:
-            arguments += ["--arch", a]
-    if kernel is not None:
-        arguments += ["--kernel", kernel]
-    if threads is not None:
-        arguments += ["--threads", str(int(threads))]
-    if relocatable:
-        arguments.append("--relocatable")
-    if jobs is not None:
-        arguments += ["--jobs", str(int(jobs))]
-    arguments += ["--", *paths]
-    status, out, err = _run(arguments)
+    status, out, warnings = _cudatool.kernels(
+        _paths(paths), arch=_arch_list(arch), kernel=None if kernel is None else _argument(kernel),
+        threads=_number(threads), jobs=_number(jobs), relocatable=bool(relocatable))
     if status == 2:
-        raise UsageError("; ".join(err) if err else "no CUDA code in the files")
-    return Kernels(out, err, status == 10)
-
-
-def _scan_flags(arch, kernel, jobs) -> list[str]:
-    arguments = []
-    if arch is not None:
-        for a in [arch] if isinstance(arch, str) else arch:
-            arguments += ["--arch", a]
-    if kernel is not None:
-        arguments += ["--kernel", kernel]
-    if jobs is not None:
-        arguments += ["--jobs", str(int(jobs))]
-    return arguments
+        raise UsageError("; ".join(warnings) if warnings else "no CUDA code in the files")
+    return Kernels(out, warnings, status == 10)
 
 
 def compare_kernels(
@@ -310,19 +269,15 @@ def compare_kernels(
     block (256). ``fail_on`` names the regressions (``"registers"``, ``"spills"``,
     ``"occupancy=5"``, ``"size=2%"``, ``"removed"``, ...): ``passed`` is False where one is
     broken. Raises UsageError for a bad file, document or rule."""
-    if isinstance(paths, (str, bytes, os.PathLike)):
-        paths = [paths]
-    arguments = ["kernels", "--json", "--no-progress", "--baseline", os.fspath(baseline)]
-    arguments += _scan_flags(arch, kernel, jobs)
-    if threads is not None:
-        arguments += ["--threads", str(int(threads))]
-    if fail_on is not None:
-        arguments += ["--fail-on", fail_on if isinstance(fail_on, str) else ",".join(fail_on)]
-    arguments += ["--", *(os.fspath(p) for p in paths)]
-    status, out, err = _run(arguments)
+    if fail_on is not None and not isinstance(fail_on, str):
+        fail_on = ",".join(fail_on)
+    status, out, warnings = _cudatool.kernels(
+        _paths(paths), arch=_arch_list(arch), kernel=None if kernel is None else _argument(kernel),
+        jobs=_number(jobs), threads=_number(threads), baseline=_argument(baseline),
+        fail_on=None if fail_on is None else _argument(fail_on))
     if status not in (0, 10, 13):
-        raise UsageError("; ".join(err) if err else f"cudatool exited {status}")
-    return KernelComparison(out, err, status != 13)
+        raise UsageError("; ".join(warnings) if warnings else f"cudatool exited {status}")
+    return KernelComparison(out, warnings, status != 13)
 
 
 def kernel_sizes(
@@ -335,16 +290,12 @@ def kernel_sizes(
     """Where the bytes of compiled CUDA binaries go: ``cudatool kernels --sizes --json`` (per
     file and architecture, what dropping one saves, the ``top`` largest kernels and template
     families, duplicates). Raises UsageError where no file holds CUDA code."""
-    if isinstance(paths, (str, bytes, os.PathLike)):
-        paths = [paths]
-    arguments = ["kernels", "--json", "--no-progress", "--sizes", *_scan_flags(arch, kernel, jobs)]
-    if top is not None:
-        arguments += ["--top", str(int(top))]
-    arguments += ["--", *(os.fspath(p) for p in paths)]
-    status, out, err = _run(arguments)
+    status, out, warnings = _cudatool.kernels(
+        _paths(paths), arch=_arch_list(arch), kernel=None if kernel is None else _argument(kernel),
+        jobs=_number(jobs), top=_number(top), sizes=True)
     if status not in (0, 10):
-        raise UsageError("; ".join(err) if err else f"cudatool exited {status}")
-    return KernelSizes(out, err)
+        raise UsageError("; ".join(warnings) if warnings else f"cudatool exited {status}")
+    return KernelSizes(out, warnings)
 
 
 def compile(  # noqa: A001 - the command's name
@@ -362,7 +313,7 @@ def compile(  # noqa: A001 - the command's name
     ``options`` are further flags of
     ``cudatool compile`` (``["-DN=4", "--std", "c++17", "--maxrregcount", "64"]``).
     Raises CompileError (``log``) where the code does not compile."""
-    arguments = ["compile", "--json"]
+    arguments = []
     if arch is not None:
         arguments += ["--arch", arch if isinstance(arch, str) else ",".join(arch)]
     if threads is not None:
@@ -414,12 +365,8 @@ def _source_file(text: str, name: str) -> str:
 
 
 def _compiled(arguments: list[str]) -> Compiled:
-    import json
-
-    status, out, err = _run(arguments)
-    if status not in (0, 8):
-        raise Error(err[-1] if err else f"cudatool compile exited {status}")
-    return Compiled(json.loads(out), err)
+    status, document, warnings = _cudatool.compile(_arguments(arguments))
+    return Compiled(document, warnings)
 
 
 def check(
@@ -434,9 +381,7 @@ def check(
     health, a verified kernel, bandwidths. ``passed`` is False where the command exits 9
     (with ``raise_on_failure``, CheckFailed is raised). ``options``: further flags
     (``["--min-h2d-gbps", "10"]``)."""
-    import json
-
-    arguments = ["check", "--json"]
+    arguments = []
     if device is not None:
         for d in [device] if isinstance(device, (int, str)) else device:
             arguments += ["--device", str(d)]
@@ -447,19 +392,18 @@ def check(
     if strict:
         arguments.append("--strict")
     arguments += [str(o) for o in options]
-    status, out, err = _run(arguments)
-    report = CheckReport(json.loads(out), status == 0)
+    status, document = _cudatool.check(_arguments(arguments))
+    report = CheckReport(document, status == 0)
     if status == 9 and raise_on_failure:
-        error = CheckFailed(_check_failure_message(report.to_dict(), err))
+        error = CheckFailed(_check_failure_message(report.to_dict()))
         error.report = report
         raise error
     return report
 
 
-def _check_failure_message(document: dict, err: list[str]) -> str:
-    # The command prints its report and no error line where a check fails: the message names
-    # the failing checks with their reasons from the report (under --strict, the warnings
-    # where nothing failed).
+def _check_failure_message(document: dict) -> str:
+    # The message names the failing checks with their reasons from the report (under
+    # --strict, the warnings where nothing failed).
     def checks(verdict: str) -> list[str]:
         found = [f"node {c.get('name')}: {c.get('reason')}"
                  for c in document.get("node_checks", []) if c.get("verdict") == verdict]
@@ -469,9 +413,7 @@ def _check_failure_message(document: dict, err: list[str]) -> str:
         return found
 
     failing = checks("fail") or checks("warn")
-    if failing:
-        return "check failed: " + "; ".join(failing)
-    return err[-1] if err else "check failed"
+    return "check failed: " + "; ".join(failing) if failing else "check failed"
 
 
 def compat(
@@ -491,29 +433,12 @@ def compat(
     active environment. ``ptx_jit``: ``"normal"``, ``"force"`` or ``"disable"`` (default:
     as CUDA_FORCE_PTX_JIT / CUDA_DISABLE_PTX_JIT are set). Headers only; no GPU with
     ``arch``. ``exit_status`` is 11 where some code cannot run."""
-    import json
-
-    if isinstance(paths, (str, bytes, os.PathLike)):
-        paths = [paths]
-    arguments = ["compat", "--json"]
-    if arch is not None:
-        arguments += ["--arch", arch if isinstance(arch, str) else ",".join(arch)]
-    if driver is not None:
-        arguments += ["--driver", str(driver)]
-    if cuda is not None:
-        arguments += ["--cuda", str(cuda)]
-    if require_native:
-        arguments += ["--require", "native"]
-    if ptx_jit is not None:
-        arguments += ["--ptx-jit", str(ptx_jit)]
-    if python:
-        arguments.append("--python")
-    if containers:
-        arguments.append("--containers")
-    arguments += ["--", *(os.fsdecode(p) for p in paths)]
-    status, out, err = _run(arguments)
-    if status == 2:
-        raise UsageError("; ".join(err) if err else "cudatool compat: bad arguments")
-    if status not in (0, 10, 11, 12):
-        raise Error(err[-1] if err else f"cudatool compat exited {status}")
-    return CompatReport(json.loads(out), status)
+    if arch is not None and not isinstance(arch, str):
+        arch = ",".join(arch)
+    status, document = _cudatool.compat(
+        _paths(paths), arch=[] if arch is None else [_argument(arch)],
+        driver=None if driver is None else str(driver), cuda=None if cuda is None else str(cuda),
+        require="native" if require_native else None,
+        ptx_jit=None if ptx_jit is None else str(ptx_jit), python=bool(python),
+        containers=bool(containers))
+    return CompatReport(document, status)

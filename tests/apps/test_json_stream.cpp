@@ -163,18 +163,6 @@ TEST(JsonStream, EmptyContainersAndTopLevelScalars) {
   }
 }
 
-// Captures what is written to std::cout.
-class CoutCapture {
- public:
-  CoutCapture() : old_(std::cout.rdbuf(buffer_.rdbuf())) {}
-  ~CoutCapture() { std::cout.rdbuf(old_); }
-  std::string text() const { return buffer_.str(); }
-
- private:
-  std::ostringstream buffer_;
-  std::streambuf* old_;
-};
-
 TEST(JsonStream, StreamedDocumentEqualsPrintJson) {
   std::mt19937 rng(99);
   // Arrays of more elements than one chunk (512) holds, on several threads, and empty.
@@ -189,7 +177,7 @@ TEST(JsonStream, StreamedDocumentEqualsPrintJson) {
       expected = nlohmann_text(document) + "\n";
     }
     {
-      CoutCapture capture;
+      std::ostringstream out;
       print_json_streamed({{"a_note",
                             [&](std::ostream& os) {
                               std::string text;
@@ -202,8 +190,9 @@ TEST(JsonStream, StreamedDocumentEqualsPrintJson) {
                                   os, elements.size(), 3,
                                   [&](JsonStream& out, std::size_t i) { write(out, elements[i]); });
                             }},
-                           {"zeta", [&](std::ostream& os) { os << "true"; }}});
-      streamed = capture.text();
+                           {"zeta", [&](std::ostream& os) { os << "true"; }}},
+                          out);
+      streamed = out.str();
     }
     ASSERT_EQ(streamed, expected) << count << " elements";
   }
