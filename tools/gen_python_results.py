@@ -340,7 +340,9 @@ def runtime_field(key, type_, lazy):
 def docstring(text, indent):
     if not text:
         return []
-    text = text.strip()
+    # The schemas speak JSON; the stubs, Python.
+    text = re.sub(r"\bnull\b", "None", text.strip())
+    text = text[0].upper() + text[1:]
     if not text.endswith((".", ")")):
         text += "."
     width = 100 - len(indent) - 6
@@ -425,15 +427,17 @@ def results_py(records):
 
 
 def results_pyi(records):
-    out = [HEADER.rstrip("\n"), "from typing import Any, Literal", "", "from . import Result", ""]
     names = ordered(records)
-    out += all_list(names)
+    out = all_list(names)
     for name in names:
         doc, entry = records[name]
         out += ["", f"class {name}(Result):"]
         out += docstring(doc, "    ")
         out += stub_fields(entry, "    ")
-    return "\n".join(out) + "\n"
+    body = "\n".join(out) + "\n"
+    used = [n for n in ("Any", "Literal") if re.search(rf"\b{n}\b", body)]
+    imports = [f"from typing import {', '.join(used)}", ""] if used else []
+    return "\n".join([HEADER.rstrip("\n"), *imports, "from . import Result", "", body])
 
 
 MARK = re.compile(r"^(?P<indent> *)# fields: (?P<schema>[\w-]+)\.schema\.json.*\n"

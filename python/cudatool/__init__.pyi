@@ -175,7 +175,7 @@ class Devices(Result):
     def devices(self) -> list[_r.Device]: ...
     @property
     def peer_access(self) -> list[list[bool]] | None:
-        """peer_access[i][j]: device i can access device j's memory; only with more than one
+        """Peer_access[i][j]: device i can access device j's memory; only with more than one
         device.
         """
     @property
@@ -220,13 +220,13 @@ class Occupancy(Result):
     @property
     def max_active_clusters(self) -> int | None:
         """--cluster: the clusters the whole GPU holds at once (cuOccupancyMaxActiveClusters);
-        null where the product's GPCs are not measured (cluster/reason says why)
+        None where the product's GPCs are not measured (cluster/reason says why)
         """
     @property
     def max_potential_cluster_size(self) -> int | None:
         """--cluster: the largest cluster size with an active cluster
         (cuOccupancyMaxPotentialClusterSize), up to 8, or 16 with --non-portable on Hopper;
-        null where unknown.
+        None where unknown.
         """
     @property
     def cluster(self) -> _r.ClusterOccupancy | None:
@@ -406,20 +406,20 @@ class CheckReport(Result):
     def cudatool_version(self) -> str | None: ...
     @property
     def kernels(self) -> str:
-        """what the embedded fatbin holds."""
+        """What the embedded fatbin holds."""
     @property
     def verdict(self) -> Literal["pass", "warn", "fail", "skipped"]: ...
     @property
     def remediation(self) -> Literal["none", "monitor", "restart_job", "reset_gpu", "reboot_node", "drain_inspect"]:
-        """the node's: the worst of every finding's (cudatool(1), REMEDIATION)"""
+        """The node's: the worst of every finding's (cudatool(1), REMEDIATION)"""
     @property
     def remediation_reason(self) -> str:
-        """the finding behind the node's remediation in one line ("device 1 (0000:02:00.0) nvml:
+        """The finding behind the node's remediation in one line ("device 1 (0000:02:00.0) nvml:
         ..."); "" where it is none.
         """
     @property
     def kernel_log(self) -> _r.KernelLog | None:
-        """where the xid check read the kernel log since boot; absent where it did not run."""
+        """Where the xid check read the kernel log since boot; absent where it did not run."""
     @property
     def exit_code(self) -> Literal[0, 9]: ...
     @property

@@ -1,6 +1,6 @@
 # Written by tools/gen_python_results.py from share/schemas/*.schema.json: edit the schemas
 # (or the class names in the script) and run it, not this file.
-from typing import Any, Literal
+from typing import Literal
 
 from . import Result
 
@@ -71,17 +71,17 @@ class BlockSizeSuggestion(Result):
     """The block size cudaOccupancyMaxPotentialBlockSize chooses."""
     @property
     def block_size(self) -> int:
-        """the block size of the highest occupancy (the largest of equals)"""
+        """The block size of the highest occupancy (the largest of equals)"""
     @property
     def tb_per_mp(self) -> int: ...
     @property
     def occupancy(self) -> float: ...
     @property
     def smallest_block_size(self) -> int:
-        """the smallest block size with that occupancy."""
+        """The smallest block size with that occupancy."""
     @property
     def min_grid_size(self) -> int | None:
-        """the blocks of one full wave at block_size; null where the SM count is unknown."""
+        """The blocks of one full wave at block_size; None where the SM count is unknown."""
 
 class Check(Result):
     """One check's verdict, value and reason."""
@@ -107,7 +107,7 @@ class Check(Result):
     def peer(self) -> int | None: ...
     @property
     def shared_with(self) -> str | None:
-        """measured while these other processes used the device."""
+        """Measured while these other processes used the device."""
 
 class CheckSummary(Result):
     """How many checks passed, warned, failed, skipped."""
@@ -141,7 +141,7 @@ class Xid(Result):
         """Unix time of the latest line (boot time + latest_uptime_s)"""
     @property
     def latest_text(self) -> str:
-        """the latest line after the XID number, printable ASCII."""
+        """The latest line after the XID number, printable ASCII."""
 
 class DeviceProcess(Result):
     """Another process with a context on the device."""
@@ -160,7 +160,7 @@ class DeviceUse(Result):
     """Who else used the device (NVML), before cudatool's context."""
     @property
     def processes(self) -> list[DeviceProcess] | None:
-        """the other processes with a context on the device; null where NVML cannot list them."""
+        """The other processes with a context on the device; None where NVML cannot list them."""
     @property
     def used_memory_bytes(self) -> int | None: ...
     @property
@@ -220,7 +220,7 @@ class CheckedDevice(Result):
     def uuid(self) -> str: ...
     @property
     def error(self) -> str | None:
-        """the driver did not answer for this device: its error, as in devices --json."""
+        """The driver did not answer for this device: its error, as in devices --json."""
     @property
     def memory_clock_rate_khz(self) -> int | None: ...
     @property
@@ -231,7 +231,7 @@ class CheckedDevice(Result):
     def remediation(self) -> Literal["none", "monitor", "restart_job", "reset_gpu", "reboot_node", "drain_inspect"]: ...
     @property
     def xids(self) -> list[Xid] | None:
-        """the kernel log's XIDs of this GPU since boot (absent where the log was not read)"""
+        """The kernel log's XIDs of this GPU since boot (absent where the log was not read)"""
     @property
     def occupancy(self) -> DeviceUse | None: ...
     @property
@@ -289,8 +289,8 @@ class ClusterOccupancy(Result):
     def limited_by(self) -> Literal["cluster_size", "blocks", "gpc", "cluster_blocks_per_sm", "occupancy"] | None: ...
     @property
     def source(self) -> Literal["driver", "measured"] | None:
-        """where max_active_clusters comes from: the driver (--device), the product's measured
-        GPCs, or null (unknown)
+        """Where max_active_clusters comes from: the driver (--device), the product's measured
+        GPCs, or None (unknown)
         """
     @property
     def measured_max_active_clusters(self) -> int | None: ...
@@ -527,10 +527,10 @@ class KernelOccupancy(Result):
     def reason(self) -> str | None: ...
     @property
     def max_active_clusters(self) -> int | None:
-        """compile-time cluster dimensions only: cuOccupancyMaxActiveClusters."""
+        """Compile-time cluster dimensions only: cuOccupancyMaxActiveClusters."""
     @property
     def cluster_reason(self) -> str | None:
-        """why max_active_clusters is null for a kernel with compile-time cluster dimensions."""
+        """Why max_active_clusters is None for a kernel with compile-time cluster dimensions."""
 
 class KernelResources(Result):
     """A kernel's resources as the driver loaded them."""
@@ -665,7 +665,7 @@ class Device(Result):
     def uuid(self) -> str: ...
     @property
     def error(self) -> str | None:
-        """the driver did not answer for this device (a GPU that answers NVML but not CUDA): its
+        """The driver did not answer for this device (a GPU that answers NVML but not CUDA): its
         error; the fields it could not read are zero or empty, and devices exits 5.
         """
     @property
@@ -735,7 +735,8 @@ class FatbinSection(Result):
     @property
     def size(self) -> int: ...
     @property
-    def container_bytes(self) -> int: ...
+    def container_bytes(self) -> int:
+        """The bytes of its fatbin containers."""
     @property
     def containers(self) -> int: ...
 
@@ -765,11 +766,14 @@ class Image(Result):
     @property
     def member(self) -> str | None: ...
     @property
-    def section(self) -> str | None: ...
+    def section(self) -> str | None:
+        """The ELF section of the fatbin container, or None."""
     @property
-    def container_offset(self) -> int: ...
+    def container_offset(self) -> int:
+        """The fatbin container's offset in the file."""
     @property
-    def offset(self) -> int: ...
+    def offset(self) -> int:
+        """The entry's offset in the file."""
     @property
     def kind(self) -> Literal["elf", "ptx", "lto_ir", "unknown"]: ...
     @property
@@ -777,19 +781,24 @@ class Image(Result):
     @property
     def compression(self) -> Literal["none", "lz4", "zstd"]: ...
     @property
-    def stored_size(self) -> int: ...
+    def stored_size(self) -> int:
+        """The entry's bytes as stored (compressed or not)"""
     @property
-    def size(self) -> int: ...
+    def size(self) -> int:
+        """The image's bytes uncompressed."""
     @property
-    def skipped(self) -> bool: ...
+    def skipped(self) -> bool:
+        """Left out by --arch, or a relocatable leftover."""
     @property
     def relocatable(self) -> bool: ...
     @property
     def kernel_count(self) -> int: ...
     @property
-    def file_bytes(self) -> int: ...
+    def file_bytes(self) -> int:
+        """The entry's header and payload area in the file."""
     @property
-    def same_bytes_as(self) -> int | None: ...
+    def same_bytes_as(self) -> int | None:
+        """The index of an earlier image whose stored bytes these are, or None."""
     @property
     def error(self) -> str | None: ...
 
@@ -811,11 +820,13 @@ class Kernel(Result):
     @property
     def file(self) -> str: ...
     @property
-    def member(self) -> str | None: ...
+    def member(self) -> str | None:
+        """The archive member holding the image, or None."""
     @property
     def arch(self) -> str: ...
     @property
-    def image(self) -> int: ...
+    def image(self) -> int:
+        """The index of the kernel's image in images."""
     @property
     def name(self) -> str: ...
     @property
@@ -833,25 +844,35 @@ class Kernel(Result):
     @property
     def num_barriers(self) -> int: ...
     @property
-    def launch_bounds_max_threads(self) -> int | None: ...
+    def launch_bounds_max_threads(self) -> int | None:
+        """__launch_bounds__'s maximum threads per block, or None."""
     @property
-    def required_block_size(self) -> list[int] | None: ...
+    def required_block_size(self) -> list[int] | None:
+        """The block size the kernel requires (PTX .reqntid) [x, y, z], or None."""
     @property
-    def cluster_dims(self) -> list[int] | None: ...
+    def cluster_dims(self) -> list[int] | None:
+        """Compile-time cluster dimensions [x, y, z], or None."""
     @property
-    def max_registers(self) -> int | None: ...
+    def max_registers(self) -> int | None:
+        """The kernel's own register limit (PTX .maxnreg), or None."""
     @property
-    def relocatable(self) -> bool: ...
+    def relocatable(self) -> bool:
+        """In a relocatable (-rdc) image: resources final only after the device link."""
     @property
-    def stack_unknown(self) -> bool: ...
+    def stack_unknown(self) -> bool:
+        """The linker could not size the stack (recursion): local_size_bytes is the driver's 0."""
     @property
-    def code_size_bytes(self) -> int: ...
+    def code_size_bytes(self) -> int:
+        """The size of the kernel's machine code (.text.<kernel>)"""
     @property
-    def spill_store_bytes(self) -> int | None: ...
+    def spill_store_bytes(self) -> int | None:
+        """Bytes of register spill stores; None where unknown."""
     @property
-    def spill_load_bytes(self) -> int | None: ...
+    def spill_load_bytes(self) -> int | None:
+        """Bytes of register spill loads; None where unknown."""
     @property
-    def occupancy(self) -> KernelOccupancy | None: ...
+    def occupancy(self) -> KernelOccupancy | None:
+        """With --threads: the kernel's occupancy at that block size on the image's architecture."""
 
 class KernelMeasures(Result):
     """A kernel's measures in one build (None: unknown)."""
@@ -909,10 +930,10 @@ class KernelLog(Result):
         """"/dev/kmsg" or "/usr/bin/journalctl -k -b 0"; "" where unreadable."""
     @property
     def note(self) -> str:
-        """why it could not be read (every source tried), or a note on what was read."""
+        """Why it could not be read (every source tried), or a note on what was read."""
     @property
     def xid_catalog(self) -> str:
-        """the source of NVIDIA's Xid catalog (share/xid-catalog.json)"""
+        """The source of NVIDIA's Xid catalog (share/xid-catalog.json)"""
     @property
     def other_gpus(self) -> list[OtherGpuXids]: ...
 
@@ -955,7 +976,7 @@ class OccupancyDevice(Result):
     def smem_alloc_granularity(self) -> int | None: ...
     @property
     def name(self) -> str | None:
-        """the architecture (sm_90) or the device's name."""
+        """The architecture (sm_90) or the device's name."""
     @property
     def family(self) -> str | None: ...
     @property
@@ -992,12 +1013,12 @@ class OccupancyDevice(Result):
     def cache_line_size(self) -> int | None: ...
     @property
     def sm_count(self) -> int | None:
-        """the SMs of the product the table names (sm_count_part); null where it names none."""
+        """The SMs of the product the table names (sm_count_part); None where it names none."""
     @property
     def sm_count_part(self) -> str | None: ...
     @property
     def unknown_fields(self) -> list[str] | None:
-        """the fields the table does not know (null above)"""
+        """The fields the table does not know (None above)"""
     @property
     def unknown_reason(self) -> str | None: ...
 
@@ -1035,9 +1056,11 @@ class ScannedFile(Result):
     @property
     def has_cuda_code(self) -> bool: ...
     @property
-    def note(self) -> str | None: ...
+    def note(self) -> str | None:
+        """Why the file holds no CUDA code, or another note; None where none."""
     @property
-    def relocatable_leftovers_skipped(self) -> int: ...
+    def relocatable_leftovers_skipped(self) -> int:
+        """Relocatable objects in __nv_relfatbin left out (the driver never loads them)"""
     @property
     def fatbin_sections(self) -> list[FatbinSection]: ...
 
