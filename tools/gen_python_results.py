@@ -131,6 +131,9 @@ RECORDS = {
     "compat:summary": ("CompatSummary", "Counts of the verdicts and the exit status."),
 }
 
+# What the result classes hold besides the document (_results.py): no key may be named so.
+RESERVED = {"to_dict", "keys", "warnings", "unreadable_entries", "passed", "exit_status", "ok"}
+
 SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
            "null": "None"}
 
@@ -300,6 +303,8 @@ class Generator:
         fields = self.fields(schema, node, where, schema_name)
         entry = {attribute(k): (k, t if r else t.optional(), d)
                  for k, (t, r, d) in fields.items()}
+        if set(entry) & {"to_dict", "keys"}:
+            raise SystemExit(f"{key}: a key named like a method of Result")
         if not node.get("properties") and not node.get("required") and isinstance(
                 node.get("additionalProperties"), dict):
             # A map (attrs' attributes): keys are not known, values are.
@@ -320,6 +325,10 @@ class Generator:
     def result_fields(self, schema_name):
         schema = self.load(schema_name)
         fields = self.fields(schema, schema, "", schema_name)
+        taken = RESERVED & {attribute(k) for k in fields}
+        if taken:
+            raise SystemExit(f"{schema_name}: keys {sorted(taken)} are names the result "
+                             f"classes already use (_results.py)")
         return {attribute(k): (k, t if r else t.optional(), d)
                 for k, (t, r, d) in fields.items()}
 

@@ -55,8 +55,11 @@ class _Field:
         if result is None:
             return self
         value = result.to_dict().get(self.key)
-        if value is None or self.record is None:
-            return value
+        if value is None:
+            return None
+        if self.record is None:
+            # A list is a copy (of lists): appending to it leaves the document as it is.
+            return _wrap(value) if value.__class__ is list else value
         record = self._class()
         return [record(v) for v in value] if self.many else record(value)
 

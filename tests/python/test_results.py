@@ -310,6 +310,10 @@ def test_records_are_classes_with_the_results_behaviour(kernels_data):
         extra.no_such_key  # noqa: B018
     with pytest.raises(TypeError):
         iter(kernel)
+    # A list read from a field is a copy: changing it leaves the document as it was.
+    kernel = cudatool.results.Kernel({"name": "k", "required_block_size": [32, 1, 1]})
+    kernel.required_block_size.append(0)
+    assert kernel.to_dict()["required_block_size"] == [32, 1, 1]
 
 
 def test_large_documents_stay_text_until_read():
