@@ -209,8 +209,8 @@ class Type:
 
 class Generator:
     def __init__(self):
-        self.records = {}  # name -> (doc, {attribute: (key, Type, description)}, order)
-        self.used = set()
+        self.records = {}  # name -> (docstring, {attribute: (key, Type, description)})
+        self.used = set()  # the RECORDS entries met
 
     def load(self, schema_name):
         with open(SCHEMAS / f"{schema_name}.schema.json", encoding="utf-8") as file:
@@ -243,11 +243,12 @@ class Generator:
         for key, sub in node.get("properties", {}).items():
             put(key, self.type_of(schema, sub, f"{where}/{key}", name), key in required,
                 sub.get("description"))
+        # A required key without properties (block_limits' resources): typed by
+        # additionalProperties where that says how.
         extra = node.get("additionalProperties")
-        for key in [k for k in node.get("required", []) if k not in node.get("properties", {})]:
-            if not required_here:
-                continue
-            if isinstance(extra, dict):
+        if isinstance(extra, dict):
+            for key in sorted(required - set(node.get("properties", {})),
+                              key=node.get("required", []).index):
                 put(key, self.type_of(schema, extra, f"{where}/{key}", name), True, None)
         for sub in node.get("allOf", []):
             for key, value in self.fields(schema, sub, where, name, required_here).items():
