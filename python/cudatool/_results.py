@@ -107,7 +107,11 @@ class Result:
 
     def __getitem__(self, key: str) -> Any:
         value = self.to_dict()[key]
-        field = getattr(type(self), key + "_" if key == "pass" else key, None)
+        # The declared field of this key, typed (a key that is a Python keyword, "pass", is
+        # the attribute pass_).
+        field = getattr(type(self), key, None)
+        if type(field) is not _Field:
+            field = getattr(type(self), key + "_", None)
         if type(field) is _Field and field.key == key:
             return field.__get__(self)
         return _wrap(value)
