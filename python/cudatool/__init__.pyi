@@ -268,7 +268,8 @@ class Occupancy(Result):
     # end of fields
 
 class Kernels(Result):
-    """``cudatool kernels --json``; iterates over ``kernels``."""
+    """``cudatool kernels --json``; iterates over ``kernels``. ``warnings``: the lines the
+    command prints on stderr; ``unreadable_entries``: True where it exits 10."""
     warnings: list[str]
     unreadable_entries: bool
     def __init__(self, text: bytes, warnings: list[str], unreadable_entries: bool) -> None: ...
@@ -285,7 +286,8 @@ class Kernels(Result):
     # end of fields
 
 class KernelComparison(Result):
-    """``cudatool kernels --baseline OLD FILE... --json``; iterates over ``changes``."""
+    """``cudatool kernels --baseline OLD FILE... --json``; iterates over ``changes``.
+    ``passed``: False where a ``fail_on`` rule is broken (the command exits 13)."""
     warnings: list[str]
     passed: bool
     def __init__(self, text: bytes, warnings: list[str], passed: bool) -> None: ...
@@ -384,7 +386,8 @@ class Compiled(Result):
     # end of fields
 
 class CheckReport(Result):
-    """``cudatool check --json``; iterates over ``devices``."""
+    """``cudatool check --json``; iterates over ``devices``. ``passed``: False where the
+    command exits 9."""
     passed: bool
     def __init__(self, document: dict[str, Any], passed: bool) -> None: ...
     def __iter__(self) -> Iterator[_r.CheckedDevice]: ...
@@ -433,7 +436,9 @@ class CheckReport(Result):
     # end of fields
 
 class CompatReport(Result):
-    """``cudatool compat --json``; iterates over ``files``."""
+    """``cudatool compat --json``; iterates over ``files``. ``exit_status``: the command's
+    (0 all can run, 11 some cannot, 12 some only by JIT under ``require_native``, 10 something
+    could not be read); ``ok``: it is 0."""
     exit_status: int
     def __init__(self, document: dict[str, Any], exit_status: int) -> None: ...
     def __iter__(self) -> Iterator[_r.CompatFile]: ...
