@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cudatool/memory/memory_pool.hpp"
-#include "cudatool/memory/pool_benchmark.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "json_stream.hpp"
 
 namespace cudatool::app {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cudatool/memory/memory_pool.hpp"
-#include "cudatool/memory/pool_benchmark.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 
 namespace cudatool::bench {
 

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <vector>
 
-#include "cudatool/memory/pool_benchmark.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 
 namespace cudatool::bench::detail {
 

@@ -7,7 +7,7 @@
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/memory/allocators.hpp"
-#include "cudatool/memory/pool_benchmark.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "driver/driver_api.hpp"
 
 namespace cudatool::bench {
