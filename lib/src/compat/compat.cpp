@@ -22,7 +22,7 @@
 namespace cudatool {
 namespace {
 
-using compat_detail::Input;
+using detail::Input;
 
 // The newest architecture (by compute capability) of what a container holds.
 std::optional<ComputeCapability> newest(const std::vector<const ScannedImage*>& entries) {
@@ -158,7 +158,7 @@ Judged judge(const Input& in, const CompatRequest& request, unsigned inner) {
       mapped = std::make_unique<MappedFile>(in.path);
       bytes = mapped->bytes();
     } else {
-      member = compat_detail::read_wheel_member(in.path, in.member);
+      member = detail::read_wheel_member(in.path, in.member);
       bytes = member;
     }
     ScanOptions options;
@@ -328,7 +328,7 @@ Judged judge(const Input& in, const CompatRequest& request, unsigned inner) {
 
 CompatReport check_compat(const CompatRequest& request) {
   if (request.targets.empty()) throw UsageError("compat: no target GPU to judge the code for");
-  compat_detail::Inputs inputs = compat_detail::expand_inputs(request.paths);
+  detail::Inputs inputs = detail::expand_inputs(request.paths);
   CompatReport report;
   report.targets = request.targets;
   report.driver = request.driver;

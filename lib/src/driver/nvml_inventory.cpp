@@ -31,7 +31,7 @@ constexpr nvmlReturn_t NVML_ERROR_NOT_SUPPORTED = 3;
 
 template <class Fn>
 Fn entry(const char* name) {
-  return reinterpret_cast<Fn>(nvml_symbol(name));
+  return reinterpret_cast<Fn>(detail::nvml_symbol(name));
 }
 
 // "result:v1,v2": the values only where the query succeeded.
