@@ -16,9 +16,9 @@
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "cudatool/device/context.hpp"
 #include "cudatool/memory/allocators.hpp"
-#include "cudatool/bench/pool_benchmark.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {

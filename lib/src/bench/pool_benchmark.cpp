@@ -13,11 +13,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench/pool_benchmark_subjects.hpp"
+#include "bench/pool_benchmark_thread.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/memory/allocators.hpp"
-#include "bench/pool_benchmark_subjects.hpp"
-#include "bench/pool_benchmark_thread.hpp"
 
 namespace cudatool::bench {
 

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "cudatool/memory/memory_pool.hpp"
 #include "cudatool/bench/pool_benchmark.hpp"
+#include "cudatool/memory/memory_pool.hpp"
 
 namespace cudatool::bench {
 

@@ -40,8 +40,7 @@ void DeviceRun::ensure_module() {
   ensure_context();
   if (module) return;
   module = std::make_unique<Module>(
-      *context, std::string_view(reinterpret_cast<const char*>(check_fatbin),
-                                 check_fatbin_size));
+      *context, std::string_view(reinterpret_cast<const char*>(check_fatbin), check_fatbin_size));
 }
 
 void DeviceRun::zero(CUdeviceptr pointer, std::size_t bytes) {

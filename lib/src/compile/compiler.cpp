@@ -99,8 +99,8 @@ CompileResult compile_chosen(const CompileRequest& request, const SourceScan& sc
   std::string added;
   for (int attempt = 0;; ++attempt) {
     try {
-      CompileResult result = choice.engine == Engine::nvrtc ? detail::compile_nvrtc(r)
-                                                            : detail::compile_nvcc(r);
+      CompileResult result =
+          choice.engine == Engine::nvrtc ? detail::compile_nvrtc(r) : detail::compile_nvcc(r);
       result.engine_reason = choice.reason + added;
       return result;
     } catch (const CompileError& e) {

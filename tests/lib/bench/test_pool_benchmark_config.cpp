@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cudatool/base/error.hpp"
-#include "cudatool/memory/allocators.hpp"
 #include "cudatool/bench/pool_benchmark.hpp"
+#include "cudatool/memory/allocators.hpp"
 #include "pool_benchmark_config.hpp"
 
 namespace cudatool::bench {
