@@ -17,7 +17,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   (void)cudatool::read_ptx_header(text);
-  (void)cudatool::compat_detail::record_paths(text);
+  (void)cudatool::detail::record_paths(text);
   if (size == 0) return 0;
   try {
     cudatool::ScanOptions options;

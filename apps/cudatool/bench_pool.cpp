@@ -1,5 +1,5 @@
 // cudatool bench-pool: MemoryPool against the allocators it replaces. The options become a
-// bench::Config, the library's engine (cudatool/memory/pool_benchmark.hpp) runs it, and the
+// bench::Config, the library's engine (cudatool/bench/pool_benchmark.hpp) runs it, and the
 // result is rendered as text (bench_pool_text.cpp) or JSON (bench_pool_json.cpp), with a
 // progress bar on stderr when that is a terminal (bench_pool_progress.hpp).
 #include <unistd.h>
@@ -16,9 +16,9 @@
 #include "cudatool/base/numbers.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "cudatool/device/context.hpp"
 #include "cudatool/memory/allocators.hpp"
-#include "cudatool/memory/pool_benchmark.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "cudatool/memory/pool_benchmark.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 
 namespace cudatool::app {
 

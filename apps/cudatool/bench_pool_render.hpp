@@ -3,8 +3,8 @@
 // share/schemas/bench-pool.schema.json).
 #pragma once
 
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "cudatool/memory/memory_pool.hpp"
-#include "cudatool/memory/pool_benchmark.hpp"
 #include "json_stream.hpp"
 
 namespace cudatool::app {

@@ -26,7 +26,7 @@ std::vector<CorpusFile> compile_corpus() {
 
 std::optional<std::string> nvrtc_unavailable() {
   try {
-    nvrtc::api();
+    driver::nvrtc::api();
     return std::nullopt;
   } catch (const std::exception& e) {
     return std::string("NVRTC is not available: ") + e.what();

@@ -2,7 +2,7 @@
 // settings and its workloads are tested in three files).
 #pragma once
 
-#include "cudatool/memory/pool_benchmark.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 
 namespace cudatool::bench::test_support {
 

@@ -184,11 +184,11 @@ int register_limited_block_size(int num_regs) {
   return std::min(kMaxThreadsPerBlock, warps * 32);
 }
 
-CubinInfo read_cubin(std::span<const std::uint8_t> image) {
-  return read_cubin_image(ByteReader(image, ""));
-}
+namespace {
 
-CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
+// The image parsed as ELF, and one of NVIDIA's with sections; InputError("not a CUBIN: ...")
+// otherwise.
+ElfFile open_cubin(const ByteReader& r) {
   if (r.size() < 64 || !ElfFile::is_elf(r.all())) malformed(r, "no ELF header");
   std::optional<ElfFile> parsed;
   try {
@@ -196,58 +196,83 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
   } catch (const InputError& e) {
     malformed(r, e.what());
   }
-  const ElfFile& elf = *parsed;
-  if (elf.machine() != kElfMachineCuda) malformed(r, "ELF machine is not EM_CUDA");
-  if (elf.sections().empty()) malformed(r, "no section header table");
-  CubinInfo info;
-  // ABI version 8 and later keep the SM number in bits 8-15, earlier ones in bits 0-7.
+  if (parsed->machine() != kElfMachineCuda) malformed(r, "ELF machine is not EM_CUDA");
+  if (parsed->sections().empty()) malformed(r, "no section header table");
+  return std::move(*parsed);
+}
+
+// ABI version 8 and later keep the SM number in bits 8-15, earlier ones in bits 0-7.
+ComputeCapability cubin_compute_capability(const ElfFile& elf) {
   const int sm = elf.abi_version() >= 8 ? int((elf.flags() >> 8) & 0xff) : int(elf.flags() & 0xff);
-  info.arch.cc = {sm / 10, sm % 10};
-  // The program header table (which loaded CUBINs have, after the section headers) must
-  // be there too: a truncated image is refused whole.
+  return {sm / 10, sm % 10};
+}
+
+// The program header table (which loaded CUBINs have, after the section headers) must be
+// there too: a truncated image is refused whole.
+void check_program_headers(const ByteReader& r) {
   const std::uint64_t phoff = r.u64(32, "e_phoff");
   const std::uint64_t phentsize = r.u16(54, "e_phentsize");
   const std::uint64_t phnum = r.u16(56, "e_phnum");
   if (phnum > 0) {
     if (!r.contains(phoff, phentsize * phnum)) malformed(r, "program header table past the end");
   }
+}
 
-  // sm_100+ CUBINs carry .nv.merc.* copies of sections (for another code generator); only
-  // the first occurrence of each name counts, and .nv.merc.* names never match the names
-  // looked up below, so nothing is counted twice.
-  // The sections looked up by name: the module's own two, and each kernel's three, kept by
-  // the kernel's name (the section name less its prefix), so that a kernel is one lookup
-  // and no name is put together to look for.
-  const ElfSection* module_info = nullptr;  // .nv.info
-  const ElfSection* constant3 = nullptr;    // .nv.constant3
-  struct KernelSections {
-    const ElfSection* text = nullptr;    // .text.<kernel>
-    const ElfSection* info = nullptr;    // .nv.info.<kernel>
-    const ElfSection* shared = nullptr;  // .nv.shared.<kernel>
-  };
-  // Its nodes come from a buffer on the stack (and from the heap, in blocks, past it):
-  // one malloc and free per node were most of the reader's allocations.
-  std::array<std::byte, 16384> node_space;
-  std::pmr::monotonic_buffer_resource nodes(node_space.data(), node_space.size());
-  std::pmr::unordered_map<std::string_view, KernelSections> by_kernel(&nodes);
-  by_kernel.reserve(elf.sections().size() / 2);
-  for (const ElfSection& s : elf.sections()) {
-    const auto first = [&](const ElfSection*& slot) {
-      if (!slot) slot = &s;
-    };
-    const std::string_view name = s.name;
-    if (name.starts_with(".text."))
-      first(by_kernel[name.substr(6)].text);
-    else if (name.starts_with(".nv.info."))
-      first(by_kernel[name.substr(9)].info);
-    else if (name.starts_with(".nv.shared."))
-      first(by_kernel[name.substr(11)].shared);
-    else if (name == ".nv.info")
-      first(module_info);
-    else if (name == ".nv.constant3")
-      first(constant3);
+// A kernel's own sections.
+struct KernelSections {
+  const ElfSection* text = nullptr;    // .text.<kernel>
+  const ElfSection* info = nullptr;    // .nv.info.<kernel>
+  const ElfSection* shared = nullptr;  // .nv.shared.<kernel>
+};
+
+// The sections looked up by name: the module's own two, and each kernel's three, kept by
+// the kernel's name (the section name less its prefix), so that a kernel is one lookup and
+// no name is put together to look for. sm_100+ CUBINs carry .nv.merc.* copies of sections
+// (for another code generator); only the first occurrence of each name counts, and
+// .nv.merc.* names never match the names looked up here, so nothing is counted twice.
+class SectionIndex {
+ public:
+  explicit SectionIndex(const ElfFile& elf) {
+    by_kernel_.reserve(elf.sections().size() / 2);
+    for (const ElfSection& s : elf.sections()) {
+      const auto first = [&](const ElfSection*& slot) {
+        if (!slot) slot = &s;
+      };
+      const std::string_view name = s.name;
+      if (name.starts_with(".text."))
+        first(by_kernel_[name.substr(6)].text);
+      else if (name.starts_with(".nv.info."))
+        first(by_kernel_[name.substr(9)].info);
+      else if (name.starts_with(".nv.shared."))
+        first(by_kernel_[name.substr(11)].shared);
+      else if (name == ".nv.info")
+        first(module_info_);
+      else if (name == ".nv.constant3")
+        first(constant3_);
+    }
+  }
+  SectionIndex(const SectionIndex&) = delete;
+  SectionIndex& operator=(const SectionIndex&) = delete;
+
+  const ElfSection* module_info() const { return module_info_; }  // .nv.info
+  const ElfSection* constant3() const { return constant3_; }      // .nv.constant3
+  KernelSections kernel(std::string_view name) const {
+    const auto found = by_kernel_.find(name);
+    return found == by_kernel_.end() ? KernelSections{} : found->second;
   }
 
+ private:
+  const ElfSection* module_info_ = nullptr;
+  const ElfSection* constant3_ = nullptr;
+  // Its nodes come from a buffer in the object, on the reader's stack (and from the heap,
+  // in blocks, past it): one malloc and free per node were most of the reader's
+  // allocations.
+  std::array<std::byte, 16384> node_space_;
+  std::pmr::monotonic_buffer_resource nodes_{node_space_.data(), node_space_.size()};
+  std::pmr::unordered_map<std::string_view, KernelSections> by_kernel_{&nodes_};
+};
+
+std::vector<ElfSymbol> read_symbols(const ByteReader& r, const ElfFile& elf) {
   std::vector<ElfSymbol> symbols;
   try {
     symbols = elf.symbols();
@@ -255,34 +280,166 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
     malformed(r, e.what());
   }
   if (symbols.empty()) malformed(r, "no symbol table");
+  return symbols;
+}
 
-  // By symbol index; attributes of symbols past the table are of no kernel.
-  std::vector<Attributes> by_symbol(symbols.size());
-  if (module_info) {
-    for_each_nv_info_attribute(
-        elf.section_reader(*module_info), [&](std::uint8_t attribute, std::uint8_t, std::uint16_t,
-                                              std::span<const std::uint8_t> payload) {
-          if (payload.size() < 8) return;
-          // (symbol, value), little-endian, inside the payload's 8 bytes or more.
-          const std::uint32_t symbol = le32(payload.data()), value = le32(payload.data() + 4);
-          if (symbol >= by_symbol.size()) return;
-          if (attribute == kAttrRegcount) by_symbol[symbol].regcount = value;
-          if (attribute == kAttrFrameSize) by_symbol[symbol].frame_size = value;
-          if (attribute == kAttrMinStackSize) by_symbol[symbol].min_stack_size = value;
-        });
+// The module's .nv.info attributes of each kernel, by symbol index; attributes of symbols
+// past the table are of no kernel.
+std::vector<Attributes> module_attributes(const ElfFile& elf, const ElfSection* module_info,
+                                          std::size_t symbol_count) {
+  std::vector<Attributes> by_symbol(symbol_count);
+  if (!module_info) return by_symbol;
+  for_each_nv_info_attribute(
+      elf.section_reader(*module_info), [&](std::uint8_t attribute, std::uint8_t, std::uint16_t,
+                                            std::span<const std::uint8_t> payload) {
+        if (payload.size() < 8) return;
+        // (symbol, value), little-endian, inside the payload's 8 bytes or more.
+        const std::uint32_t symbol = le32(payload.data()), value = le32(payload.data() + 4);
+        if (symbol >= by_symbol.size()) return;
+        if (attribute == kAttrRegcount) by_symbol[symbol].regcount = value;
+        if (attribute == kAttrFrameSize) by_symbol[symbol].frame_size = value;
+        if (attribute == kAttrMinStackSize) by_symbol[symbol].min_stack_size = value;
+      });
+  return by_symbol;
+}
+
+// What is known of the image before its kernels are read.
+struct ImageFacts {
+  bool relocatable = false;
+  int sm = 0;                      // the architecture's number: 90 for sm_90
+  bool reserve_in_window = false;  // static shared memory includes the 1 KiB reserve
+  int const_size = 0;              // .nv.constant3's size, every kernel's
+};
+
+bool is_kernel(const ElfSymbol& sym) {
+  // Not an undefined one: a kernel of another image, launched here.
+  return (sym.info & 0xf) == kFunc && (sym.other & kEntryOther) != 0 &&
+         sym.section != kUndefinedSection;
+}
+
+// The kernel's register count: the module's EIATTR_REGCOUNT, else (hand-written kernels)
+// the top byte of .text.<kernel>'s sh_info.
+std::uint32_t register_count(const ByteReader& r, const std::string& name,
+                             const Attributes& attributes, const KernelSections& own) {
+  if (attributes.regcount) return *attributes.regcount;
+  if (own.text) return own.text->info >> 24;
+  malformed(r, "kernel " + name + " has no EIATTR_REGCOUNT");
+}
+
+// What a kernel's own .nv.info.<kernel> says: its bounds and barriers, where ptxas marked
+// its spills, and the CUDA API version it was built for.
+struct KernelInfo {
+  KernelBounds bounds;
+  int num_barriers = 0;
+  std::optional<std::span<const std::uint8_t>> spill_marks;
+  std::uint32_t api_version = 0;
+};
+
+KernelInfo read_kernel_info(const ElfFile& elf, const ElfSection* section) {
+  KernelInfo k;
+  if (!section) return k;
+  for_each_nv_info_attribute(elf.section_reader(*section),
+                             [&](std::uint8_t attribute, std::uint8_t, std::uint16_t value,
+                                 std::span<const std::uint8_t> payload) {
+                               switch (attribute) {
+                                 case kAttrMaxThreads:
+                                   if (!payload.empty())
+                                     k.bounds.max_threads = clamp_int(product(dims(payload)));
+                                   break;
+                                 case kAttrReqntid:
+                                   if (!payload.empty()) k.bounds.reqntid = dims(payload);
+                                   break;
+                                 case kAttrCtaPerCluster:
+                                   if (!payload.empty()) k.bounds.cluster = dims(payload);
+                                   break;
+                                 case kAttrMaxregCount:
+                                   if (payload.empty()) k.bounds.max_registers = value;
+                                   break;
+                                 case kAttrNumBarriers:
+                                   if (payload.empty()) k.num_barriers = value;
+                                   break;
+                                 case kAttrAnnotations:
+                                   k.spill_marks = payload;
+                                   break;
+                                 case kAttrCudaApiVersion:
+                                   if (payload.size() >= 4) k.api_version = le32(payload.data());
+                                   break;
+                                 default:
+                                   break;
+                               }
+                             });
+  return k;
+}
+
+// The kernel's stack (local memory per thread). A relocatable (-dc) CUBIN has no stack
+// size yet: the device linker computes it.
+void set_stack(KernelResources& k, const Attributes& attributes, bool relocatable) {
+  if (attributes.min_stack_size == kStackUnknown) {
+    k.stack_unknown = true;
+    k.local_size_bytes = 0;
+  } else {
+    k.local_size_bytes = clamp_int(
+        attributes.min_stack_size.value_or(relocatable ? 0 : attributes.frame_size.value_or(0)));
   }
+}
 
-  int const_size = 0;
-  if (constant3) const_size = clamp_int(constant3->size);
+// Static shared memory, less the reserve where the section includes it.
+int shared_size(const ElfSection& shared, bool reserve_in_window) {
+  std::uint64_t size = shared.size;
+  if (reserve_in_window) size -= std::min<std::uint64_t>(size, kReservedSharedPerBlock);
+  return clamp_int(size);
+}
+
+// The spill bytes: from ptxas's marks where the code's encoding is known; none where the
+// kernel has no stack frame, or the toolkit marks every spill and marked none; else unknown.
+void set_spills(KernelResources& k, const KernelInfo& info, std::span<const std::uint8_t> code,
+                const Attributes& attributes, int sm) {
+  if (info.spill_marks && sm >= kFirstSmOf128BitCode) {
+    if (const auto spills = spill_bytes(*info.spill_marks, code)) {
+      k.spill_store_bytes = spills->stores;
+      k.spill_load_bytes = spills->loads;
+    }
+  } else if (!info.spill_marks && ((k.local_size_bytes == 0 && !k.stack_unknown &&
+                                    attributes.frame_size.value_or(0) == 0) ||
+                                   info.api_version >= kFirstApiVersionWithSpillMarks)) {
+    k.spill_store_bytes = k.spill_load_bytes = 0;
+  }
+}
+
+// The register-limited block size, within the kernel's __launch_bounds__. A required block
+// size (EIATTR_REQNTID, __block_size__) is not a bound here: the H100 driver reports 1024
+// for a __block_size__((64, 1, 1)) kernel of 8 registers. It is kept in bounds.reqntid,
+// which occupancy_for_kernel applies.
+int max_threads_per_block(int num_regs, const KernelBounds& bounds) {
+  std::uint64_t threads = static_cast<std::uint64_t>(register_limited_block_size(num_regs));
+  if (bounds.max_threads) threads = std::min<std::uint64_t>(threads, *bounds.max_threads);
+  return static_cast<int>(threads);
+}
+
+}  // namespace
+
+CubinInfo read_cubin(std::span<const std::uint8_t> image) {
+  return read_cubin_image(ByteReader(image, ""));
+}
+
+CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
+  const ElfFile elf = open_cubin(r);
+  CubinInfo info;
+  info.arch.cc = cubin_compute_capability(elf);
+  check_program_headers(r);
+  const SectionIndex sections(elf);
+  const std::vector<ElfSymbol> symbols = read_symbols(r, elf);
+  const std::vector<Attributes> by_symbol =
+      module_attributes(elf, sections.module_info(), symbols.size());
+
   info.relocatable = elf.type() == kElfRelocatable;
-  const bool reserve_in_window =
-      !info.relocatable && info.arch.number() >= kFirstSmWithReserveInWindow;
+  ImageFacts image;
+  image.relocatable = info.relocatable;
+  image.sm = info.arch.number();
+  image.reserve_in_window = !info.relocatable && image.sm >= kFirstSmWithReserveInWindow;
+  if (const ElfSection* constant3 = sections.constant3())
+    image.const_size = clamp_int(constant3->size);
 
-  const auto is_kernel = [](const ElfSymbol& sym) {
-    // Not an undefined one: a kernel of another image, launched here.
-    return (sym.info & 0xf) == kFunc && (sym.other & kEntryOther) != 0 &&
-           sym.section != kUndefinedSection;
-  };
   const auto kernels =
       static_cast<std::size_t>(std::count_if(symbols.begin(), symbols.end(), is_kernel));
   info.kernels.reserve(kernels);
@@ -291,91 +448,26 @@ CubinInfo read_cubin_image(const ByteReader& r, DemangleCache* names) {
     const ElfSymbol& sym = symbols[i];
     if (!is_kernel(sym)) continue;
     KernelResources k;
-    KernelBounds bounds;
     k.name = std::string(sym.name);
     k.demangled = names ? names->demangle(k.name) : demangle(k.name);
     const Attributes& attributes = by_symbol[i];
-    const auto sections = by_kernel.find(sym.name);
-    const KernelSections own = sections == by_kernel.end() ? KernelSections{} : sections->second;
-    std::optional<std::uint32_t> regs = attributes.regcount;
-    if (!regs) {
-      // Hand-written kernels: the register count is the top byte of .text.<kernel>'s sh_info.
-      if (own.text) regs = own.text->info >> 24;
-    }
-    if (!regs) malformed(r, "kernel " + k.name + " has no EIATTR_REGCOUNT");
-    std::optional<std::span<const std::uint8_t>> spill_marks;
-    std::uint32_t api_version = 0;
-    if (own.info) {
-      for_each_nv_info_attribute(elf.section_reader(*own.info),
-                                 [&](std::uint8_t attribute, std::uint8_t, std::uint16_t value,
-                                     std::span<const std::uint8_t> payload) {
-                                   switch (attribute) {
-                                     case kAttrMaxThreads:
-                                       if (!payload.empty())
-                                         bounds.max_threads = clamp_int(product(dims(payload)));
-                                       break;
-                                     case kAttrReqntid:
-                                       if (!payload.empty()) bounds.reqntid = dims(payload);
-                                       break;
-                                     case kAttrCtaPerCluster:
-                                       if (!payload.empty()) bounds.cluster = dims(payload);
-                                       break;
-                                     case kAttrMaxregCount:
-                                       if (payload.empty()) bounds.max_registers = value;
-                                       break;
-                                     case kAttrNumBarriers:
-                                       if (payload.empty()) k.num_barriers = value;
-                                       break;
-                                     case kAttrAnnotations:
-                                       spill_marks = payload;
-                                       break;
-                                     case kAttrCudaApiVersion:
-                                       if (payload.size() >= 4) api_version = le32(payload.data());
-                                       break;
-                                     default:
-                                       break;
-                                   }
-                                 });
-    }
-    k.num_regs = clamp_int(*regs);
-    // A relocatable (-dc) CUBIN has no stack size yet: the device linker computes it.
-    if (attributes.min_stack_size == kStackUnknown) {
-      k.stack_unknown = true;
-      k.local_size_bytes = 0;
-    } else {
-      k.local_size_bytes = clamp_int(attributes.min_stack_size.value_or(
-          info.relocatable ? 0 : attributes.frame_size.value_or(0)));
-    }
-    if (own.shared) {
-      std::uint64_t size = own.shared->size;
-      if (reserve_in_window) size -= std::min<std::uint64_t>(size, kReservedSharedPerBlock);
-      k.shared_size_bytes = clamp_int(size);
-    }
-    k.const_size_bytes = const_size;
+    const KernelSections own = sections.kernel(sym.name);
+    const std::uint32_t regs = register_count(r, k.name, attributes, own);
+    const KernelInfo kernel_info = read_kernel_info(elf, own.info);
+    k.num_barriers = kernel_info.num_barriers;
+    k.num_regs = clamp_int(regs);
+    set_stack(k, attributes, image.relocatable);
+    if (own.shared) k.shared_size_bytes = shared_size(*own.shared, image.reserve_in_window);
+    k.const_size_bytes = image.const_size;
     std::span<const std::uint8_t> code;
     if (own.text && own.text->has_contents()) {
       code = elf.section_reader(*own.text).all();
       k.code_size_bytes = code.size();
     }
-    if (spill_marks && info.arch.number() >= kFirstSmOf128BitCode) {
-      if (const auto spills = spill_bytes(*spill_marks, code)) {
-        k.spill_store_bytes = spills->stores;
-        k.spill_load_bytes = spills->loads;
-      }
-    } else if (!spill_marks && ((k.local_size_bytes == 0 && !k.stack_unknown &&
-                                 attributes.frame_size.value_or(0) == 0) ||
-                                api_version >= kFirstApiVersionWithSpillMarks)) {
-      // No stack frame, or a toolkit that marks every spill and marked none.
-      k.spill_store_bytes = k.spill_load_bytes = 0;
-    }
-    std::uint64_t threads = static_cast<std::uint64_t>(register_limited_block_size(k.num_regs));
-    if (bounds.max_threads) threads = std::min<std::uint64_t>(threads, *bounds.max_threads);
-    // A required block size (EIATTR_REQNTID, __block_size__) is not a bound here: the H100
-    // driver reports 1024 for a __block_size__((64, 1, 1)) kernel of 8 registers. It is kept
-    // in bounds.reqntid, which occupancy_for_kernel applies.
-    k.max_threads_per_block = static_cast<int>(threads);
+    set_spills(k, kernel_info, code, attributes, image.sm);
+    k.max_threads_per_block = max_threads_per_block(k.num_regs, kernel_info.bounds);
     info.kernels.push_back(std::move(k));
-    info.bounds.push_back(bounds);
+    info.bounds.push_back(kernel_info.bounds);
   }
   return info;
 }

@@ -50,6 +50,41 @@ struct JobResult {
   std::string error;
 };
 
+// A section of a host ELF file searched for fatbin containers, its name read once: the
+// mapping may change under the reader (a file written while it is read), and the lists of a
+// search are sized and indexed by this one classification (reading the names again indexed
+// past them).
+struct SearchedSection {
+  const ElfSection* section;
+  std::string name;
+  bool fatbin;  // .nv_fatbin or __nv_relfatbin
+};
+
+// The sections searched for containers: every section of data (the fatbin sections too).
+// Code sections (SHF_EXECINSTR: host machine code, where no toolchain or library puts a
+// fatbin, which is data) are not: libcublasLt's 110 MB .text was 28% of what it had
+// searched, 8 ms before the first entry on 2 CPUs. Nor the linker's and unwinder's own
+// tables (relocations, symbols, strings, hashes, notes, versions, unwind and debug
+// information), which no toolchain fills with a fatbin: libcublasLt.so.12's .rela.dyn and
+// .eh_frame are 18 MB of them.
+std::vector<SearchedSection> searched_sections(const ElfFile& elf) {
+  std::vector<SearchedSection> searched;
+  for (const ElfSection& s : elf.sections()) {
+    if (!s.has_contents() || s.size < 16) continue;
+    std::string name(s.name);
+    const bool fatbin = name == ".nv_fatbin" || name == "__nv_relfatbin";
+    if (!fatbin && (s.flags & kElfExecutable) != 0) continue;
+    if (!fatbin &&
+        (s.type == 2 || s.type == 3 || s.type == 4 || s.type == 5 || s.type == 6 || s.type == 7 ||
+         s.type == 9 || s.type == 11 || (s.type >= 0x6ffffff0 && s.type <= 0x6fffffff) ||
+         name.starts_with(".eh_frame") || name == ".gcc_except_table" ||
+         name.starts_with(".debug_")))
+      continue;
+    searched.push_back({&s, std::move(name), fatbin});
+  }
+  return searched;
+}
+
 class Scanner {
  public:
   explicit Scanner(const ScanOptions& options) : options_(options) {}
@@ -310,6 +345,8 @@ class Scanner {
       e.file->release(std::span<const std::uint8_t>(e.begin, e.end));
   }
 
+  // An ELF file (a CUBIN, or a host object, executable or library with fatbins inside), or
+  // an archive member that is a bare fatbin.
   void add_object(std::size_t file, const ByteReader& r, const std::string& member,
                   const MappedFile* mapped) {
     const std::string source = member.empty() ? r.source() : r.source() + "(" + member + ")";
@@ -323,102 +360,11 @@ class Scanner {
       for (const std::string_view name : elf.needed_libraries())
         result_.files[file].needed_libraries.emplace_back(name);
     if (elf.machine() == kElfMachineCuda) {
-      ScannedImage image;
-      image.file = file;
-      image.member = member;
-      image.kind = ImageKind::elf;
-      const int sm =
-          elf.abi_version() >= 8 ? int((elf.flags() >> 8) & 0xff) : int(elf.flags() & 0xff);
-      Arch arch;  // the ELF header holds no variant
-      arch.cc = {sm / 10, sm % 10};
-      image.arch = arch;
-      image.compression = FatbinCompression::none;
-      image.stored_size = image.size = image.file_bytes = named.size();
-      if (options_.headers_only) {
-        image.relocatable = elf.type() == kElfRelocatable;
-        image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
-        result_.images.push_back(std::move(image));
-        return;
-      }
-      FatbinEntry entry;
-      entry.kind = 2;
-      entry.arch = *image.arch;
-      entry.payload = named.all();
-      entry.decompressed_size = named.size();
-      add_image(std::move(image), std::move(entry), source, mapped);
+      add_cubin(file, named, elf, member, source, mapped);
       return;
     }
-    // Every section of data is searched for containers (the fatbin sections too, below).
-    // Code sections (SHF_EXECINSTR: host machine code, where no toolchain or library puts a
-    // fatbin, which is data) are not: libcublasLt's 110 MB .text was 28% of what it had
-    // searched, 8 ms before the first entry on 2 CPUs.
-    // Each section's name is read once, here: the mapping may change under the reader (a
-    // file written while it is read), and the lists below are sized and indexed by this one
-    // classification (reading the names again indexed past them).
-    struct Scanned {
-      const ElfSection* section;
-      std::string name;
-      bool fatbin;
-    };
-    std::vector<Scanned> scanned;
-    for (const ElfSection& s : elf.sections()) {
-      if (!s.has_contents() || s.size < 16) continue;
-      std::string name(s.name);
-      const bool fatbin = name == ".nv_fatbin" || name == "__nv_relfatbin";
-      if (!fatbin && (s.flags & kElfExecutable) != 0) continue;
-      // Nor the linker's and unwinder's own tables (relocations, symbols, strings, hashes,
-      // notes, versions, unwind and debug information), which no toolchain fills with a
-      // fatbin: libcublasLt.so.12's .rela.dyn and .eh_frame are 18 MB of them.
-      if (!fatbin &&
-          (s.type == 2 || s.type == 3 || s.type == 4 || s.type == 5 || s.type == 6 || s.type == 7 ||
-           s.type == 9 || s.type == 11 || (s.type >= 0x6ffffff0 && s.type <= 0x6fffffff) ||
-           name.starts_with(".eh_frame") || name == ".gcc_except_table" ||
-           name.starts_with(".debug_")))
-        continue;
-      scanned.push_back({&s, std::move(name), fatbin});
-    }
-    // Every section at once, in chunks on all threads, the fatbin sections too: theirs
-    // are then read as the sequence they must be only where what was found does not
-    // tile them (the search reads their ~5,800 headers in libcublasLt on all threads;
-    // read one after another they took 7-12 ms on the lent H100 before any entry).
-    std::vector<ScanRange> ranges;
-    for (const Scanned& s : scanned)
-      ranges.push_back({s.section->offset, s.section->offset + s.section->size});
-    // Each chunk's pages are given back once searched, except in the fatbin sections, whose
-    // entries are read next.
-    ContainerScanSplit split{options_.threads, 8 << 20, {}};
-    if (mapped) {
-      std::vector<ScanRange> keep;
-      for (std::size_t k = 0; k < scanned.size(); ++k)
-        if (scanned[k].fatbin) keep.push_back(ranges[k]);
-      split.after_chunk = [mapped, all = named.all(), keep](std::span<const std::uint8_t> bytes) {
-        const auto offset = static_cast<std::uint64_t>(bytes.data() - all.data());
-        for (const ScanRange& k : keep)
-          if (offset < k.end && offset + bytes.size() > k.begin) return;
-        mapped->release(bytes);
-      };
-    }
-    std::vector<std::vector<FatbinContainer>> found;
-    if (options_.headers_only) {
-      // Headers only: the fatbin sections are walked container by container, reading their
-      // headers and never their payloads (most of a library's bytes); only the other
-      // sections are searched. A section that is no such sequence fails as below.
-      std::vector<ScanRange> others;
-      for (std::size_t k = 0; k < scanned.size(); ++k)
-        if (!scanned[k].fatbin) others.push_back(ranges[k]);
-      auto searched = find_fatbin_containers(named, others, split);
-      found.resize(scanned.size());
-      for (std::size_t k = 0, o = 0; k < scanned.size(); ++k)
-        found[k] = scanned[k].fatbin ? read_fatbin_sequence(named, ranges[k].begin, ranges[k].end,
-                                                            scanned[k].name)
-                                     : std::move(searched[o++]);
-    } else {
-      found = find_fatbin_containers(named, ranges, split);
-      scan_trace().step("searched");
-      for (std::size_t k = 0; k < scanned.size(); ++k)
-        if (scanned[k].fatbin && !tiles(named, ranges[k], found[k]))
-          found[k] = read_fatbin_sequence(named, ranges[k].begin, ranges[k].end, scanned[k].name);
-    }
+    const std::vector<SearchedSection> sections = searched_sections(elf);
+    std::vector<std::vector<FatbinContainer>> found = find_containers(named, sections, mapped);
     scan_trace().step("fatbin-sections-read");
     std::size_t entries = 0;
     for (const auto& containers : found)
@@ -430,18 +376,103 @@ class Scanner {
     // A relocatable host object's CUBINs may be relocatable themselves (-dc): a headers-only
     // scan reads their ELF type.
     host_relocatable_ = elf.type() == kElfRelocatable;
-    for (std::size_t k = 0; k < scanned.size(); ++k) {
-      if (found[k].empty() || !scanned[k].fatbin) continue;
-      FatbinSection section{member, scanned[k].name, scanned[k].section->size, 0, found[k].size()};
+    for (std::size_t k = 0; k < sections.size(); ++k) {
+      if (found[k].empty() || !sections[k].fatbin) continue;
+      FatbinSection section{member, sections[k].name, sections[k].section->size, 0,
+                            found[k].size()};
       for (const FatbinContainer& c : found[k]) section.container_bytes += c.size;
       result_.files[file].fatbin_sections.push_back(std::move(section));
     }
-    for (std::size_t k = 0; k < scanned.size(); ++k) {
-      const bool leftovers = scanned[k].name == "__nv_relfatbin" && elf.type() != kElfRelocatable;
+    for (std::size_t k = 0; k < sections.size(); ++k) {
+      const bool leftovers = sections[k].name == "__nv_relfatbin" && elf.type() != kElfRelocatable;
       for (FatbinContainer& c : found[k])
-        add_container(file, c, member, scanned[k].name, source, mapped, leftovers);
+        add_container(file, c, member, sections[k].name, source, mapped, leftovers);
     }
     host_relocatable_ = false;
+  }
+
+  // A CUBIN on its own (a file or an archive member): one image, read whole.
+  void add_cubin(std::size_t file, const ByteReader& named, const ElfFile& elf,
+                 const std::string& member, const std::string& source, const MappedFile* mapped) {
+    ScannedImage image;
+    image.file = file;
+    image.member = member;
+    image.kind = ImageKind::elf;
+    const int sm =
+        elf.abi_version() >= 8 ? int((elf.flags() >> 8) & 0xff) : int(elf.flags() & 0xff);
+    Arch arch;  // the ELF header holds no variant
+    arch.cc = {sm / 10, sm % 10};
+    image.arch = arch;
+    image.compression = FatbinCompression::none;
+    image.stored_size = image.size = image.file_bytes = named.size();
+    if (options_.headers_only) {
+      image.relocatable = elf.type() == kElfRelocatable;
+      image.skipped = !options_.arch.empty() && !arch_matches(image.arch, options_.arch);
+      result_.images.push_back(std::move(image));
+      return;
+    }
+    FatbinEntry entry;
+    entry.kind = 2;
+    entry.arch = *image.arch;
+    entry.payload = named.all();
+    entry.decompressed_size = named.size();
+    add_image(std::move(image), std::move(entry), source, mapped);
+  }
+
+  // The containers of each searched section (element k: sections[k]'s). Every section at
+  // once, in chunks on all threads, the fatbin sections too: theirs are then read as the
+  // sequence they must be only where what was found does not tile them (the search reads
+  // their ~5,800 headers in libcublasLt on all threads; read one after another they took
+  // 7-12 ms on the lent H100 before any entry).
+  std::vector<std::vector<FatbinContainer>> find_containers(
+      const ByteReader& named, const std::vector<SearchedSection>& sections,
+      const MappedFile* mapped) const {
+    std::vector<ScanRange> ranges;
+    for (const SearchedSection& s : sections)
+      ranges.push_back({s.section->offset, s.section->offset + s.section->size});
+    const ContainerScanSplit split = search_split(named, sections, ranges, mapped);
+    std::vector<std::vector<FatbinContainer>> found;
+    if (options_.headers_only) {
+      // Headers only: the fatbin sections are walked container by container, reading their
+      // headers and never their payloads (most of a library's bytes); only the other
+      // sections are searched. A section that is no such sequence fails as below.
+      std::vector<ScanRange> others;
+      for (std::size_t k = 0; k < sections.size(); ++k)
+        if (!sections[k].fatbin) others.push_back(ranges[k]);
+      auto searched = find_fatbin_containers(named, others, split);
+      found.resize(sections.size());
+      for (std::size_t k = 0, o = 0; k < sections.size(); ++k)
+        found[k] = sections[k].fatbin ? read_fatbin_sequence(named, ranges[k].begin, ranges[k].end,
+                                                             sections[k].name)
+                                      : std::move(searched[o++]);
+    } else {
+      found = find_fatbin_containers(named, ranges, split);
+      scan_trace().step("searched");
+      for (std::size_t k = 0; k < sections.size(); ++k)
+        if (sections[k].fatbin && !tiles(named, ranges[k], found[k]))
+          found[k] = read_fatbin_sequence(named, ranges[k].begin, ranges[k].end, sections[k].name);
+    }
+    return found;
+  }
+
+  // How the search runs over threads: each chunk's pages are given back once searched,
+  // except in the fatbin sections, whose entries are read next.
+  ContainerScanSplit search_split(const ByteReader& named,
+                                  const std::vector<SearchedSection>& sections,
+                                  const std::vector<ScanRange>& ranges,
+                                  const MappedFile* mapped) const {
+    ContainerScanSplit split{options_.threads, 8 << 20, {}};
+    if (!mapped) return split;
+    std::vector<ScanRange> keep;
+    for (std::size_t k = 0; k < sections.size(); ++k)
+      if (sections[k].fatbin) keep.push_back(ranges[k]);
+    split.after_chunk = [mapped, all = named.all(), keep](std::span<const std::uint8_t> bytes) {
+      const auto offset = static_cast<std::uint64_t>(bytes.data() - all.data());
+      for (const ScanRange& k : keep)
+        if (offset < k.end && offset + bytes.size() > k.begin) return;
+      mapped->release(bytes);
+    };
+    return split;
   }
 
   // Whether `containers`, found by the search in the fatbin section `range`, are what

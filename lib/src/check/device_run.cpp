@@ -8,14 +8,13 @@
 #include "cudatool/base/error.hpp"
 #include "memory/buffers.hpp"
 
-namespace cudatool::check_kernels {
+namespace cudatool::check::detail {
+
+// The embedded fatbin of check_kernels.cu (lib/embed_file.cmake writes its definitions).
 extern const unsigned char check_fatbin[];
 extern const std::size_t check_fatbin_size;
 extern const int check_fatbin_sass[];  // ends with 0
 extern const int check_fatbin_ptx;
-}  // namespace cudatool::check_kernels
-
-namespace cudatool::check::detail {
 
 using cudatool::detail::DeviceBuffer;
 using cudatool::detail::Event;
@@ -23,12 +22,12 @@ using cudatool::detail::Stream;
 
 std::span<const int> sass_list() {
   std::size_t n = 0;
-  while (check_kernels::check_fatbin_sass[n] != 0) ++n;
-  return {check_kernels::check_fatbin_sass, n};
+  while (check_fatbin_sass[n] != 0) ++n;
+  return {check_fatbin_sass, n};
 }
 
 int embedded_ptx() {
-  return check_kernels::check_fatbin_ptx;
+  return check_fatbin_ptx;
 }
 
 void DeviceRun::ensure_context() {
@@ -41,8 +40,7 @@ void DeviceRun::ensure_module() {
   ensure_context();
   if (module) return;
   module = std::make_unique<Module>(
-      *context, std::string_view(reinterpret_cast<const char*>(check_kernels::check_fatbin),
-                                 check_kernels::check_fatbin_size));
+      *context, std::string_view(reinterpret_cast<const char*>(check_fatbin), check_fatbin_size));
 }
 
 void DeviceRun::zero(CUdeviceptr pointer, std::size_t bytes) {

@@ -22,7 +22,7 @@
 namespace cudatool {
 namespace {
 
-using compat_detail::Input;
+using detail::Input;
 
 // The newest architecture (by compute capability) of what a container holds.
 std::optional<ComputeCapability> newest(const std::vector<const ScannedImage*>& entries) {
@@ -142,53 +142,45 @@ bool is_not_cuda_binary(const std::string& error) {
   return false;
 }
 
-Judged judge(const Input& in, const CompatRequest& request, unsigned inner) {
-  Judged j;
-  CompatFile& file = j.file;
-  file.path = in.shown;
-  file.package = in.package;
-  file.size = in.size;
-  file.targets.resize(request.targets.size());
+// An input's bytes while it is judged: a file mapped, or a wheel's member in memory.
+struct InputBytes {
   std::unique_ptr<MappedFile> mapped;
   std::vector<std::uint8_t> member;
   std::span<const std::uint8_t> bytes;
-  ScanResult found;
-  try {
-    if (in.member.empty()) {
-      mapped = std::make_unique<MappedFile>(in.path);
-      bytes = mapped->bytes();
-    } else {
-      member = compat_detail::read_wheel_member(in.path, in.member);
-      bytes = member;
-    }
-    ScanOptions options;
-    options.headers_only = true;
-    options.read_ptx_text = request.read_ptx_text;
-    options.threads = inner;
-    options.keep_kernels = false;
-    try {
-      found = scan_bytes(bytes, in.shown, options);
-    } catch (const std::exception&) {
-      if (mapped) mapped->check_unchanged();
-      throw;
-    }
-  } catch (const UsageError& e) {
-    file.error = e.what();
-    j.not_cuda_binary = is_not_cuda_binary(file.error);
-    j.malformed = dynamic_cast<const InputError*>(&e) != nullptr;
-    return j;
-  }
-  const ScannedFile& f = found.files.at(0);
-  file.has_cuda_code = f.has_cuda_code;
-  file.note = f.note;
-  for (const std::string& lib : f.needed_libraries)
-    if (lib.starts_with("libcudart.so")) file.cuda_runtimes.push_back(lib);
+};
 
-  // The containers: consecutive images of one (member, section, container offset), less
-  // the relocatable leftovers of a linked file (never loaded).
-  std::vector<CompatContainer>& containers = j.containers;
+// The input read headers-only into `held`. Throws UsageError (InputError for bad contents)
+// where it cannot be read.
+ScanResult scan_input(const Input& in, const CompatRequest& request, unsigned inner,
+                      InputBytes& held) {
+  if (in.member.empty()) {
+    held.mapped = std::make_unique<MappedFile>(in.path);
+    held.bytes = held.mapped->bytes();
+  } else {
+    held.member = detail::read_wheel_member(in.path, in.member);
+    held.bytes = held.member;
+  }
+  ScanOptions options;
+  options.headers_only = true;
+  options.read_ptx_text = request.read_ptx_text;
+  options.threads = inner;
+  options.keep_kernels = false;
+  try {
+    return scan_bytes(held.bytes, in.shown, options);
+  } catch (const std::exception&) {
+    if (held.mapped) held.mapped->check_unchanged();
+    throw;
+  }
+}
+
+// The containers: consecutive images of one (member, section, container offset), less the
+// relocatable leftovers of a linked file (never loaded); and what the file holds, into
+// `file`.
+std::vector<CompatContainer> group_containers(const std::vector<ScannedImage>& images,
+                                              CompatFile& file) {
+  std::vector<CompatContainer> containers;
   std::set<Arch> sass, ptx, lto;
-  for (const ScannedImage& image : found.images) {
+  for (const ScannedImage& image : images) {
     if (image.skipped) continue;
     if (!image.error.empty()) ++file.unreadable_entries;
     if (image.arch) {
@@ -212,115 +204,168 @@ Judged judge(const Input& in, const CompatRequest& request, unsigned inner) {
   file.ptx.assign(ptx.begin(), ptx.end());
   file.lto_ir.assign(lto.begin(), lto.end());
   file.containers = containers.size();
-  // Relocatable CUBINs (of objects and archives: -dc) are judged as what the device link
-  // will load: code for their architecture.
-  std::vector<std::vector<ScannedImage>> linked(containers.size());
-  std::vector<std::vector<const ScannedImage*>> entries(containers.size());
-  for (std::size_t c = 0; c < containers.size(); ++c) {
-    linked[c] = containers[c].entries;
-    for (ScannedImage& e : linked[c]) e.relocatable = false;
-    for (const ScannedImage& e : linked[c]) entries[c].push_back(&e);
+  return containers;
+}
+
+// What the driver does with each container of a file on each target, and what that needs
+// to know of the containers.
+struct ContainerJudgement {
+  ContainerJudgement(const std::vector<CompatContainer>& containers, const CompatRequest& request)
+      : linked(containers.size()),
+        entries(containers.size()),
+        decisions(containers.size()),
+        unloadable(containers.size()) {
+    // Relocatable CUBINs (of objects and archives: -dc) are judged as what the device link
+    // will load: code for their architecture.
+    for (std::size_t c = 0; c < containers.size(); ++c) {
+      linked[c] = containers[c].entries;
+      for (ScannedImage& e : linked[c]) e.relocatable = false;
+      for (const ScannedImage& e : linked[c]) entries[c].push_back(&e);
+    }
+    for (std::size_t c = 0; c < containers.size(); ++c)
+      for (const CompatTarget& t : request.targets)
+        decisions[c].push_back(decide_container(entries[c], t.cc, request.driver, request.policy));
+    // Containers that hold nothing the driver loads: LTO-IR alone (for the program's own JIT
+    // link, cuFFT's callbacks) or damaged entries.
+    for (std::size_t c = 0; c < containers.size(); ++c)
+      unloadable[c] = std::none_of(entries[c].begin(), entries[c].end(), [](const ScannedImage* e) {
+        return e->error.empty() && (e->kind == ImageKind::elf || e->kind == ImageKind::ptx);
+      });
   }
-  // What the driver does with each container on each target.
-  std::vector<std::vector<ContainerDecision>> decisions(containers.size());
-  for (std::size_t c = 0; c < containers.size(); ++c)
-    for (const CompatTarget& t : request.targets)
-      decisions[c].push_back(decide_container(entries[c], t.cc, request.driver, request.policy));
-  // Containers that hold nothing the driver loads: LTO-IR alone (for the program's own JIT
-  // link, cuFFT's callbacks) or damaged entries.
-  std::vector<char> unloadable(containers.size());
-  for (std::size_t c = 0; c < containers.size(); ++c)
-    unloadable[c] = std::none_of(entries[c].begin(), entries[c].end(), [](const ScannedImage* e) {
-      return e->error.empty() && (e->kind == ImageKind::elf || e->kind == ImageKind::ptx);
-    });
+  ContainerJudgement(const ContainerJudgement&) = delete;
+  ContainerJudgement& operator=(const ContainerJudgement&) = delete;
+
   // The kernels of a container that cannot run where it could matter (nothing for a target
   // runs, or code for it fails): read from its smallest image. A container without kernels
   // (a translation unit with no device code) cannot fail anything.
-  std::map<std::size_t, std::vector<std::string>> kernels;
-  for (std::size_t t = 0; t < request.targets.size(); ++t) {
-    bool runs = false;
-    for (std::size_t c = 0; c < containers.size(); ++c)
-      runs = runs || decisions[c][t].outcome == LoadOutcome::native ||
-             decisions[c][t].outcome == LoadOutcome::jit;
-    for (std::size_t c = 0; c < containers.size(); ++c) {
-      const ContainerDecision& d = decisions[c][t];
-      const bool fails = d.outcome != LoadOutcome::native && d.outcome != LoadOutcome::jit &&
-                         !unloadable[c] && (d.holds_code_for_target || !runs);
-      if (!fails || kernels.count(c) || !containers[c].member.empty()) continue;
-      try {
-        kernels[c] = container_kernel_names(bytes, containers[c].offset, in.shown);
-      } catch (const std::exception&) {
-        kernels[c] = {"(its kernels could not be read)"};
+  void read_failing_kernels(const std::vector<CompatContainer>& containers,
+                            std::span<const std::uint8_t> bytes, const std::string& shown) {
+    const std::size_t targets = containers.empty() ? 0 : decisions[0].size();
+    for (std::size_t t = 0; t < targets; ++t) {
+      bool runs = false;
+      for (std::size_t c = 0; c < containers.size(); ++c)
+        runs = runs || decisions[c][t].outcome == LoadOutcome::native ||
+               decisions[c][t].outcome == LoadOutcome::jit;
+      for (std::size_t c = 0; c < containers.size(); ++c) {
+        const ContainerDecision& d = decisions[c][t];
+        const bool fails = d.outcome != LoadOutcome::native && d.outcome != LoadOutcome::jit &&
+                           !unloadable[c] && (d.holds_code_for_target || !runs);
+        if (!fails || kernels.count(c) || !containers[c].member.empty()) continue;
+        try {
+          kernels[c] = container_kernel_names(bytes, containers[c].offset, shown);
+        } catch (const std::exception&) {
+          kernels[c] = {"(its kernels could not be read)"};
+        }
       }
     }
   }
 
-  for (std::size_t t = 0; t < request.targets.size(); ++t) {
-    const ComputeCapability cc = request.targets[t].cc;
-    CompatFileTarget& v = file.targets[t];
-    for (std::size_t c = 0; c < containers.size(); ++c) {
-      if (decisions[c][t].outcome == LoadOutcome::native) ++v.native;
-      if (decisions[c][t].outcome == LoadOutcome::jit) ++v.jit;
-    }
-    const bool runs_here = v.native + v.jit > 0;
-    bool any_older = false, any_other = false, too_new = false, disabled = false;
-    for (std::size_t c = 0; c < containers.size(); ++c) {
-      const ContainerDecision& d = decisions[c][t];
-      if (d.outcome == LoadOutcome::jit) v.jit_ptx_bytes += entries[c][*d.entry]->size;
-      if (d.outcome == LoadOutcome::native || d.outcome == LoadOutcome::jit) continue;
-      if (unloadable[c]) {
-        ++v.unloadable;
-        continue;
-      }
-      if (!d.holds_code_for_target && runs_here) {
-        ++v.other_gpus;
-        continue;
-      }
-      const auto names = kernels.find(c);
-      if (names != kernels.end() && names->second.empty()) {
-        ++v.empty;
-        continue;
-      }
-      ++v.failed;
-      if (names != kernels.end())
-        v.kernels.insert(v.kernels.end(), names->second.begin(), names->second.end());
-      if (d.outcome == LoadOutcome::ptx_too_new) {
-        too_new = true;
-        const PtxVersion needed = *entries[c][*d.entry]->ptx_version;
-        if (!v.ptx_needed || needed < *v.ptx_needed) v.ptx_needed = needed;
-      } else if (d.outcome == LoadOutcome::jit_disabled) {
-        disabled = true;
-      } else {
-        const auto n = newest(entries[c]);
-        (n && *n < cc ? any_older : any_other) = true;
-      }
-    }
-    // A file none of whose containers loads at all (only LTO-IR or damaged) cannot run.
-    if (!runs_here && v.failed == 0 && v.unloadable > 0 && v.empty == 0) {
-      v.failed = v.unloadable;
-      v.gap = CompatGap::not_loadable;
-    }
-    // The most actionable reason: a driver upgrade, then the JIT switch, then the build.
-    if (v.failed > 0 && v.gap == CompatGap::none)
-      v.gap = too_new                   ? CompatGap::ptx_too_new
-              : disabled                ? CompatGap::jit_disabled
-              : any_older && !any_other ? CompatGap::predates
-                                        : CompatGap::other_gpus_only;
-    for (const std::string& lib : file.cuda_runtimes)
-      if (runtime_major(lib) > request.driver.cuda.major) {
-        v.gap = CompatGap::runtime_too_new;
-        if (v.failed == 0) v.failed = 1;
-      }
-    v.verdict = v.failed > 0                        ? CompatVerdict::cannot_run
-                : v.jit > 0                         ? CompatVerdict::jit
-                : runs_here                         ? CompatVerdict::native
-                : containers.empty() || v.empty > 0 ? CompatVerdict::no_cuda_code
-                                                    : CompatVerdict::native;
+  std::vector<std::vector<ScannedImage>> linked;            // the entries judged, as linked
+  std::vector<std::vector<const ScannedImage*>> entries;    // per container, into `linked`
+  std::vector<std::vector<ContainerDecision>> decisions;    // per container, per target
+  std::vector<char> unloadable;                             // per container
+  std::map<std::size_t, std::vector<std::string>> kernels;  // of the containers that fail
+};
+
+// How a file fares on target `t`: its containers counted by outcome, then the verdict and
+// the most actionable reason.
+void judge_target(std::size_t t, const CompatRequest& request, const ContainerJudgement& judged,
+                  const CompatFile& file, CompatFileTarget& v) {
+  const ComputeCapability cc = request.targets[t].cc;
+  const std::size_t containers = judged.decisions.size();
+  for (std::size_t c = 0; c < containers; ++c) {
+    if (judged.decisions[c][t].outcome == LoadOutcome::native) ++v.native;
+    if (judged.decisions[c][t].outcome == LoadOutcome::jit) ++v.jit;
   }
+  const bool runs_here = v.native + v.jit > 0;
+  bool any_older = false, any_other = false, too_new = false, disabled = false;
+  for (std::size_t c = 0; c < containers; ++c) {
+    const ContainerDecision& d = judged.decisions[c][t];
+    const auto& entries = judged.entries[c];
+    if (d.outcome == LoadOutcome::jit) v.jit_ptx_bytes += entries[*d.entry]->size;
+    if (d.outcome == LoadOutcome::native || d.outcome == LoadOutcome::jit) continue;
+    if (judged.unloadable[c]) {
+      ++v.unloadable;
+      continue;
+    }
+    if (!d.holds_code_for_target && runs_here) {
+      ++v.other_gpus;
+      continue;
+    }
+    const auto names = judged.kernels.find(c);
+    if (names != judged.kernels.end() && names->second.empty()) {
+      ++v.empty;
+      continue;
+    }
+    ++v.failed;
+    if (names != judged.kernels.end())
+      v.kernels.insert(v.kernels.end(), names->second.begin(), names->second.end());
+    if (d.outcome == LoadOutcome::ptx_too_new) {
+      too_new = true;
+      const PtxVersion needed = *entries[*d.entry]->ptx_version;
+      if (!v.ptx_needed || needed < *v.ptx_needed) v.ptx_needed = needed;
+    } else if (d.outcome == LoadOutcome::jit_disabled) {
+      disabled = true;
+    } else {
+      const auto n = newest(entries);
+      (n && *n < cc ? any_older : any_other) = true;
+    }
+  }
+  // A file none of whose containers loads at all (only LTO-IR or damaged) cannot run.
+  if (!runs_here && v.failed == 0 && v.unloadable > 0 && v.empty == 0) {
+    v.failed = v.unloadable;
+    v.gap = CompatGap::not_loadable;
+  }
+  // The most actionable reason: a driver upgrade, then the JIT switch, then the build.
+  if (v.failed > 0 && v.gap == CompatGap::none)
+    v.gap = too_new                   ? CompatGap::ptx_too_new
+            : disabled                ? CompatGap::jit_disabled
+            : any_older && !any_other ? CompatGap::predates
+                                      : CompatGap::other_gpus_only;
+  for (const std::string& lib : file.cuda_runtimes)
+    if (runtime_major(lib) > request.driver.cuda.major) {
+      v.gap = CompatGap::runtime_too_new;
+      if (v.failed == 0) v.failed = 1;
+    }
+  v.verdict = v.failed > 0                     ? CompatVerdict::cannot_run
+              : v.jit > 0                      ? CompatVerdict::jit
+              : runs_here                      ? CompatVerdict::native
+              : containers == 0 || v.empty > 0 ? CompatVerdict::no_cuda_code
+                                               : CompatVerdict::native;
+}
+
+Judged judge(const Input& in, const CompatRequest& request, unsigned inner) {
+  Judged j;
+  CompatFile& file = j.file;
+  file.path = in.shown;
+  file.package = in.package;
+  file.size = in.size;
+  file.targets.resize(request.targets.size());
+  InputBytes held;
+  ScanResult found;
+  try {
+    found = scan_input(in, request, inner, held);
+  } catch (const UsageError& e) {
+    file.error = e.what();
+    j.not_cuda_binary = is_not_cuda_binary(file.error);
+    j.malformed = dynamic_cast<const InputError*>(&e) != nullptr;
+    return j;
+  }
+  const ScannedFile& f = found.files.at(0);
+  file.has_cuda_code = f.has_cuda_code;
+  file.note = f.note;
+  for (const std::string& lib : f.needed_libraries)
+    if (lib.starts_with("libcudart.so")) file.cuda_runtimes.push_back(lib);
+  j.containers = group_containers(found.images, file);
+  ContainerJudgement judged(j.containers, request);
+  judged.read_failing_kernels(j.containers, held.bytes, in.shown);
+  for (std::size_t t = 0; t < request.targets.size(); ++t)
+    judge_target(t, request, judged, file, file.targets[t]);
   if (request.containers)
-    for (std::size_t c = 0; c < containers.size(); ++c) containers[c].decisions = decisions[c];
+    for (std::size_t c = 0; c < j.containers.size(); ++c)
+      j.containers[c].decisions = judged.decisions[c];
   else
-    containers.clear();
+    j.containers.clear();
   return j;
 }
 
@@ -328,7 +373,7 @@ Judged judge(const Input& in, const CompatRequest& request, unsigned inner) {
 
 CompatReport check_compat(const CompatRequest& request) {
   if (request.targets.empty()) throw UsageError("compat: no target GPU to judge the code for");
-  compat_detail::Inputs inputs = compat_detail::expand_inputs(request.paths);
+  detail::Inputs inputs = detail::expand_inputs(request.paths);
   CompatReport report;
   report.targets = request.targets;
   report.driver = request.driver;

@@ -21,7 +21,7 @@
 
 namespace fs = std::filesystem;
 
-namespace cudatool::compat_detail {
+namespace cudatool::detail {
 namespace {
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -265,7 +265,7 @@ Inputs expand_inputs(const std::vector<std::string>& paths) {
   return Expander().run(paths);
 }
 
-}  // namespace cudatool::compat_detail
+}  // namespace cudatool::detail
 
 namespace cudatool {
 

@@ -9,7 +9,7 @@
 
 #include "cudatool/compat/compat.hpp"
 
-namespace cudatool::compat_detail {
+namespace cudatool::detail {
 
 struct Input {
   std::string path;        // the file (or the wheel)
@@ -40,4 +40,4 @@ bool may_hold_cuda_code(const std::string& name, bool executable);
 // The entries of a .dist-info's RECORD (CSV: path,hash,size): the paths, as written.
 std::vector<std::string> record_paths(std::string_view record);
 
-}  // namespace cudatool::compat_detail
+}  // namespace cudatool::detail

@@ -20,7 +20,7 @@ bool compat_reads_wheels() {
   return CUDATOOL_HAVE_ZIP_H != 0;
 }
 
-namespace compat_detail {
+namespace detail {
 
 #if CUDATOOL_HAVE_ZIP_H
 namespace {
@@ -174,5 +174,5 @@ std::vector<std::uint8_t> read_wheel_member(const std::string& wheel, const std:
 
 #endif
 
-}  // namespace compat_detail
+}  // namespace detail
 }  // namespace cudatool

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace cudatool::compat_detail {
+namespace cudatool::detail {
 
 struct WheelMember {
   std::string name;  // "torch/lib/libtorch_cuda.so"
@@ -22,4 +22,4 @@ std::vector<WheelMember> list_wheel(const std::string& wheel);
 // read, is corrupt, or declares more than 4 GiB.
 std::vector<std::uint8_t> read_wheel_member(const std::string& wheel, const std::string& member);
 
-}  // namespace cudatool::compat_detail
+}  // namespace cudatool::detail

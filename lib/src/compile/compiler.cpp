@@ -23,8 +23,8 @@
 
 namespace cudatool {
 namespace fs = std::filesystem;
-using compile_engine::output_of;
-using compile_engine::target_of;
+using detail::output_of;
+using detail::target_of;
 namespace {
 
 bool blank(std::string_view text) {
@@ -99,8 +99,8 @@ CompileResult compile_chosen(const CompileRequest& request, const SourceScan& sc
   std::string added;
   for (int attempt = 0;; ++attempt) {
     try {
-      CompileResult result = choice.engine == Engine::nvrtc ? compile_engine::compile_nvrtc(r)
-                                                            : compile_engine::compile_nvcc(r);
+      CompileResult result =
+          choice.engine == Engine::nvrtc ? detail::compile_nvrtc(r) : detail::compile_nvcc(r);
       result.engine_reason = choice.reason + added;
       return result;
     } catch (const CompileError& e) {
@@ -110,7 +110,7 @@ CompileResult compile_chosen(const CompileRequest& request, const SourceScan& sc
           throw;
         case Retry::with_nvcc:
           try {
-            compile_engine::find_nvcc();
+            detail::find_nvcc();
           } catch (const LibraryNotFoundError&) {
             throw e;
           }
@@ -137,8 +137,8 @@ Memo& memo() {
 
 std::string identity_or_absent(Engine engine) {
   try {
-    return file_identity(engine == Engine::nvrtc ? compile_engine::nvrtc_library_file()
-                                                 : compile_engine::find_nvcc());
+    return file_identity(engine == Engine::nvrtc ? detail::nvrtc_library_file()
+                                                 : detail::find_nvcc());
   } catch (const LibraryNotFoundError&) {
     return "absent";
   }
@@ -182,9 +182,9 @@ std::string cache_key(const CompileRequest& r) {
   h.field(nvrtc_id);
   h.field(nvcc_id);
   // Without the engine the request needs, say what to install (LibraryNotFoundError).
-  if (r.engine == Engine::nvrtc && nvrtc_id == "absent") nvrtc::api();
-  if (r.engine == Engine::nvcc && nvcc_id == "absent") compile_engine::find_nvcc();
-  if (!r.engine && nvrtc_id == "absent" && nvcc_id == "absent") nvrtc::api();
+  if (r.engine == Engine::nvrtc && nvrtc_id == "absent") driver::nvrtc::api();
+  if (r.engine == Engine::nvcc && nvcc_id == "absent") detail::find_nvcc();
+  if (!r.engine && nvrtc_id == "absent" && nvcc_id == "absent") driver::nvrtc::api();
   for (const auto& dir : toolkit_include_dirs()) h.field("toolkit:" + dir);
   h.field(r.arch.str());
   h.field(to_string(output_of(r)));

@@ -19,7 +19,7 @@
 namespace cudatool {
 namespace fs = std::filesystem;
 
-namespace compile_engine {
+namespace detail {
 namespace {
 
 std::string first_error_line(const std::string& log) {
@@ -107,15 +107,15 @@ void write_intermediate(const fs::path& path, std::string_view data) {
   }
 }
 
-}  // namespace compile_engine
+}  // namespace detail
 
-using compile_engine::compiles_in_place;
-using compile_engine::output_of;
-using compile_engine::target_of;
+using detail::compiles_in_place;
+using detail::output_of;
+using detail::target_of;
 
 std::vector<std::string> toolkit_include_dirs() {
   std::vector<fs::path> roots;
-  if (const std::string library = nvrtc::locate_library(); !library.empty())
+  if (const std::string library = driver::nvrtc::locate_library(); !library.empty())
     roots.push_back(fs::path(library).parent_path().parent_path());
   for (const char* env : {"CUDA_HOME", "CUDA_PATH"})
     if (const char* root = std::getenv(env); root && *root) roots.emplace_back(root);
@@ -171,7 +171,7 @@ std::vector<std::string> build_options(const CompileRequest& request) {
 std::string prepared_source(const CompileRequest& r) {
   std::string text;
   if (r.extern_c) text += "extern \"C\" {\n";
-  text += "#line 1 \"" + compile_engine::line_directive_name(r.source_name) + "\"\n";
+  text += "#line 1 \"" + detail::line_directive_name(r.source_name) + "\"\n";
   text += r.source;
   if (!r.source.empty() && r.source.back() != '\n') text += '\n';
   if (r.extern_c) text += "}\n";

@@ -9,7 +9,7 @@
 
 #include "cudatool/compile/compiler.hpp"
 
-namespace cudatool::compile_engine {
+namespace cudatool::detail {
 
 // The output the request asks for: its own, else CUBIN for sm_XX and PTX for compute_XX.
 OutputKind output_of(const CompileRequest& r);
@@ -45,4 +45,4 @@ CompileResult compile_nvcc(const CompileRequest& r);
 // Throws LibraryNotFoundError when there is none.
 std::string find_nvcc();
 
-}  // namespace cudatool::compile_engine
+}  // namespace cudatool::detail

@@ -18,7 +18,7 @@
 #include "cudatool/base/file_io.hpp"
 #include "cudatool/compile/process.hpp"
 
-namespace cudatool::compile_engine {
+namespace cudatool::detail {
 namespace fs = std::filesystem;
 namespace {
 
@@ -155,4 +155,4 @@ CompileResult compile_nvcc(const CompileRequest& r) {
   return result;
 }
 
-}  // namespace cudatool::compile_engine
+}  // namespace cudatool::detail

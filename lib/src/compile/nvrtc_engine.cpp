@@ -10,12 +10,12 @@
 #include "cudatool/compile/process.hpp"
 #include "driver/nvrtc.hpp"
 
-namespace cudatool::compile_engine {
+namespace cudatool::detail {
 
 std::string nvrtc_library_file() {
-  std::string path = nvrtc::locate_library();
+  std::string path = driver::nvrtc::locate_library();
   if (!path.empty()) return path;
-  const nvrtc::Api& api = nvrtc::api();  // throws LibraryNotFoundError when absent
+  const driver::nvrtc::Api& api = driver::nvrtc::api();  // throws LibraryNotFoundError when absent
   Dl_info info{};
   if (::dladdr(reinterpret_cast<void*>(api.nvrtcVersion), &info) != 0 && info.dli_fname)
     return info.dli_fname;
@@ -23,9 +23,9 @@ std::string nvrtc_library_file() {
 }
 
 CompileResult compile_nvrtc(const CompileRequest& r) {
-  const nvrtc::Api& api = nvrtc::api();
+  const driver::nvrtc::Api& api = driver::nvrtc::api();
   const Arch target = target_of(r);
-  const auto supported = nvrtc::supported_archs();
+  const auto supported = driver::nvrtc::supported_archs();
   if (std::find(supported.begin(), supported.end(), target.number()) == supported.end()) {
     std::string list;
     for (int cc : supported)
@@ -40,7 +40,7 @@ CompileResult compile_nvrtc(const CompileRequest& r) {
   result.compiler_version = api.version();
   result.options = build_options(r, Engine::nvrtc);
   const std::string source = prepared_source(r);
-  nvrtc::Program program(source, r.source_name);
+  driver::nvrtc::Program program(source, r.source_name);
   const auto start = std::chrono::steady_clock::now();
   const bool ok = program.compile(result.options);
   result.compile_seconds =
@@ -79,4 +79,4 @@ CompileResult compile_nvrtc(const CompileRequest& r) {
   return result;
 }
 
-}  // namespace cudatool::compile_engine
+}  // namespace cudatool::detail

@@ -170,6 +170,71 @@ class CappedOutput {
   std::size_t dropped_ = 0;
 };
 
+// In the child, between fork and exec: its own process group, the forwarded signals back to
+// their defaults (unless ignored), standard output and error into the pipe, standard input
+// from /dev/null. Only async-signal-safe calls from here to exec.
+[[noreturn]] void exec_child(const std::vector<char*>& args, int output_fd) {
+  ::setpgid(0, 0);
+  struct sigaction action {};
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  for (const int sig : kForwardedSignals) {
+    struct sigaction old {};
+    ::sigaction(sig, nullptr, &old);
+    if (old.sa_handler != SIG_IGN) ::sigaction(sig, &action, nullptr);
+  }
+  ::dup2(output_fd, 1);
+  ::dup2(output_fd, 2);
+  const int null = ::open("/dev/null", O_RDONLY);
+  if (null >= 0) ::dup2(null, 0);
+  ::execv(args[0], args.data());
+  ::_exit(127);
+}
+
+// The child's output, read until the pipe closes. After a forwarded signal the group has
+// kKillAfter to end; what still holds the pipe then (a process that ignores the signal: a
+// shell's background job ignores SIGINT) is killed.
+CappedOutput read_child_output(int fd, pid_t pid) {
+  CappedOutput output(kMaxChildOutputBytes);
+  char buffer[65536];
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kKillAfter = std::chrono::seconds(2);
+  std::optional<Clock::time_point> signalled_at;
+  bool killed = false;
+  for (;;) {
+    int timeout_ms = -1;
+    if (received_signal.load() != 0 && !killed) {
+      if (!signalled_at) signalled_at = Clock::now();
+      const auto left = kKillAfter - (Clock::now() - *signalled_at);
+      if (left <= Clock::duration::zero()) {
+        ::kill(-pid, SIGKILL);
+        killed = true;
+      } else {
+        timeout_ms = static_cast<int>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1);
+      }
+    }
+    struct pollfd readable {
+      fd, POLLIN, 0
+    };
+    const int ready = ::poll(&readable, 1, timeout_ms);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) continue;  // the kill above
+    const ReadOutcome got = read_some(fd, buffer);
+    if (got.error != 0 || got.bytes == 0) break;
+    output.append(buffer, got.bytes);
+  }
+  return output;
+}
+
+// The child's wait status, once it has ended.
+int wait_for_child(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
 }  // namespace
 
 std::optional<std::string> nvcc_shell_hazard(std::string_view value, NvccQuoting quoting) {
@@ -249,65 +314,15 @@ ChildResult run_nvcc_process(const std::vector<std::string>& argv) {
     ::close(pipe_fds[1]);
     throw std::system_error(saved, std::generic_category(), "fork");
   }
-  if (pid == 0) {
-    // Only async-signal-safe calls from here to exec.
-    ::setpgid(0, 0);
-    struct sigaction action {};
-    action.sa_handler = SIG_DFL;
-    sigemptyset(&action.sa_mask);
-    for (const int sig : kForwardedSignals) {
-      struct sigaction old {};
-      ::sigaction(sig, nullptr, &old);
-      if (old.sa_handler != SIG_IGN) ::sigaction(sig, &action, nullptr);
-    }
-    ::dup2(pipe_fds[1], 1);
-    ::dup2(pipe_fds[1], 2);
-    const int null = ::open("/dev/null", O_RDONLY);
-    if (null >= 0) ::dup2(null, 0);
-    ::execv(args[0], args.data());
-    ::_exit(127);
-  }
+  if (pid == 0) exec_child(args, pipe_fds[1]);
   ::setpgid(pid, pid);  // also here: the slot below must name a group that exists
   ::close(pipe_fds[1]);
   ChildSlot slot(pid);
   // A signal that came between the check above and the slot: the child missed it.
   if (received_signal.load() != 0) ::kill(-pid, received_signal.load());
-  CappedOutput output(kMaxChildOutputBytes);
-  char buffer[65536];
-  // After a forwarded signal the group has kKillAfter to end; what still holds the pipe
-  // then (a process that ignores the signal: a shell's background job ignores SIGINT) is
-  // killed.
-  using Clock = std::chrono::steady_clock;
-  constexpr auto kKillAfter = std::chrono::seconds(2);
-  std::optional<Clock::time_point> signalled_at;
-  bool killed = false;
-  for (;;) {
-    int timeout_ms = -1;
-    if (received_signal.load() != 0 && !killed) {
-      if (!signalled_at) signalled_at = Clock::now();
-      const auto left = kKillAfter - (Clock::now() - *signalled_at);
-      if (left <= Clock::duration::zero()) {
-        ::kill(-pid, SIGKILL);
-        killed = true;
-      } else {
-        timeout_ms = static_cast<int>(
-            std::chrono::duration_cast<std::chrono::milliseconds>(left).count() + 1);
-      }
-    }
-    struct pollfd readable {
-      pipe_fds[0], POLLIN, 0
-    };
-    const int ready = ::poll(&readable, 1, timeout_ms);
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0) continue;  // the kill above
-    const ReadOutcome got = read_some(pipe_fds[0], buffer);
-    if (got.error != 0 || got.bytes == 0) break;
-    output.append(buffer, got.bytes);
-  }
+  CappedOutput output = read_child_output(pipe_fds[0], pid);
   ::close(pipe_fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = wait_for_child(pid);
   if (const int sig = received_signal.load()) throw_interrupted(sig);
   ChildResult result;
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -601,7 +601,7 @@ void start_nvml() {
   nvml_future();
 }
 
-void* nvml_symbol(const char* name) {
+void* detail::nvml_symbol(const char* name) {
   Nvml* nvml = nvml_future().get();
   return nvml->ready ? nvml->library.symbol(name) : nullptr;
 }

@@ -10,7 +10,7 @@
 #include "cudatool/base/error.hpp"
 #include "driver/dynamic_library.hpp"
 
-namespace cudatool::nvrtc {
+namespace cudatool::driver::nvrtc {
 namespace {
 
 constexpr const char* kSonames[] = {"libnvrtc.so.13", "libnvrtc.so"};
@@ -204,4 +204,4 @@ std::vector<std::uint8_t> Program::cubin() const {
   return image;
 }
 
-}  // namespace cudatool::nvrtc
+}  // namespace cudatool::driver::nvrtc

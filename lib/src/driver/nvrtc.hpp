@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace cudatool::nvrtc {
+namespace cudatool::driver::nvrtc {
 
 #define CUDATOOL_NVRTC_FUNCTIONS(X) \
   X(nvrtcVersion)                   \
@@ -84,4 +84,4 @@ class Program {
   nvrtcProgram program_ = nullptr;
 };
 
-}  // namespace cudatool::nvrtc
+}  // namespace cudatool::driver::nvrtc

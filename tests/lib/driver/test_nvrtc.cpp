@@ -32,19 +32,19 @@ CompileRequest request(std::string source, const std::string& arch = "sm_90") {
 }
 
 TEST_F(Nvrtc, VersionAndArchitecturesComeFromTheLibrary) {
-  const auto& api = nvrtc::api();
+  const auto& api = driver::nvrtc::api();
   EXPECT_GE(api.major, 12);
   EXPECT_FALSE(api.library_path.empty());
-  const auto archs = nvrtc::supported_archs();
+  const auto archs = driver::nvrtc::supported_archs();
   EXPECT_NE(std::find(archs.begin(), archs.end(), 90), archs.end());
-  EXPECT_FALSE(nvrtc::locate_library().empty());
+  EXPECT_FALSE(driver::nvrtc::locate_library().empty());
 }
 
 TEST_F(Nvrtc, ProgramIsMoveOnlyAndReportsFailureWithALog) {
-  static_assert(!std::is_copy_constructible_v<nvrtc::Program>);
-  static_assert(std::is_nothrow_move_constructible_v<nvrtc::Program>);
-  nvrtc::Program a("__global__ void k(int* p) { *p = undefined_name; }", "broken.cu");
-  nvrtc::Program b = std::move(a);
+  static_assert(!std::is_copy_constructible_v<driver::nvrtc::Program>);
+  static_assert(std::is_nothrow_move_constructible_v<driver::nvrtc::Program>);
+  driver::nvrtc::Program a("__global__ void k(int* p) { *p = undefined_name; }", "broken.cu");
+  driver::nvrtc::Program b = std::move(a);
   EXPECT_EQ(a.handle(), nullptr);
   EXPECT_FALSE(b.compile({"--gpu-architecture=sm_90"}));
   EXPECT_NE(b.log().find("broken.cu(1): error"), std::string::npos) << b.log();
@@ -82,7 +82,7 @@ TEST_F(Nvrtc, CompileErrorCarriesLogWithTheUsersLineOptionsAndVersion) {
     EXPECT_NE(e.log().find("user.cu(3): error"), std::string::npos) << e.log();
     EXPECT_NE(std::string(e.what()).find("user.cu(3): error"), std::string::npos) << e.what();
     EXPECT_NE(std::find(e.options().begin(), e.options().end(), "-DANSWER=42"), e.options().end());
-    EXPECT_EQ(e.compiler_version(), "NVRTC " + nvrtc::api().version());
+    EXPECT_EQ(e.compiler_version(), "NVRTC " + driver::nvrtc::api().version());
   }
 }
 

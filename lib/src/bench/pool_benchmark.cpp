@@ -1,7 +1,7 @@
 // The pool benchmark's engine: each allocator of the backend in turn, its threads started
 // together (pool_benchmark_thread.hpp) over the same workloads, their timings merged into
 // one AllocatorResult.
-#include "cudatool/memory/pool_benchmark.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 
 #include <unistd.h>
 
@@ -13,11 +13,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench/pool_benchmark_subjects.hpp"
+#include "bench/pool_benchmark_thread.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/units.hpp"
 #include "cudatool/memory/allocators.hpp"
-#include "memory/pool_benchmark_subjects.hpp"
-#include "memory/pool_benchmark_thread.hpp"
 
 namespace cudatool::bench {
 

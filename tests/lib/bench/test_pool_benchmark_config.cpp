@@ -1,13 +1,13 @@
 // the bench-pool engine's names, their parsers and the validation of a Config
-// (lib/src/memory/pool_benchmark_config.cpp), without a GPU.
+// (lib/src/bench/pool_benchmark_config.cpp), without a GPU.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "cudatool/base/error.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "cudatool/memory/allocators.hpp"
-#include "cudatool/memory/pool_benchmark.hpp"
 #include "pool_benchmark_config.hpp"
 
 namespace cudatool::bench {

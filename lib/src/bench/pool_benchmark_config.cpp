@@ -6,8 +6,8 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/base/text.hpp"
 #include "cudatool/base/units.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "cudatool/memory/allocators.hpp"
-#include "cudatool/memory/pool_benchmark.hpp"
 #include "driver/driver_api.hpp"
 
 namespace cudatool::bench {

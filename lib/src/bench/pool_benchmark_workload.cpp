@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "cudatool/memory/memory_pool.hpp"
-#include "cudatool/memory/pool_benchmark.hpp"
 
 namespace cudatool::bench {
 

@@ -1,11 +1,11 @@
-// the bench-pool engine (lib/src/memory/pool_benchmark.cpp) without a GPU: real runs of the host
+// the bench-pool engine (lib/src/bench/pool_benchmark.cpp) without a GPU: real runs of the host
 // backend.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cudatool/memory/pool_benchmark.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "pool_benchmark_config.hpp"
 
 namespace cudatool::bench {

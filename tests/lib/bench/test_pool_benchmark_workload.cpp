@@ -1,5 +1,5 @@
 // the bench-pool engine's workloads, their peak of live bytes, the pool's rounding and the
-// quantiles (lib/src/memory/pool_benchmark_workload.cpp), without a GPU.
+// quantiles (lib/src/bench/pool_benchmark_workload.cpp), without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cudatool/memory/pool_benchmark.hpp"
+#include "cudatool/bench/pool_benchmark.hpp"
 #include "pool_benchmark_config.hpp"
 
 namespace cudatool::bench {
