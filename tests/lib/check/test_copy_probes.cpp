@@ -65,7 +65,9 @@ TEST_F(CopyProbesGpu, TheDeviceCopyArrivesIntactAtARateBelowTheMemorysTheory) {
   EXPECT_NE(r.verdict, Verdict::fail) << r.reason;
   const double theory =
       memory_theoretical_gbps(run->info.global_memory_bus_width, run->info.memory_clock_rate_khz);
-  if (theory > 0) EXPECT_LE(r.value.value_or(0), theory * kBytesPerGB * 1.05) << r.reason;
+  if (theory > 0) {
+    EXPECT_LE(r.value.value_or(0), theory * kBytesPerGB * 1.05) << r.reason;
+  }
 }
 
 TEST_F(CopyProbesGpu, TheHostLinkEachWayArrivesIntactWithinThePcieTheory) {
@@ -77,8 +79,9 @@ TEST_F(CopyProbesGpu, TheHostLinkEachWayArrivesIntactWithinThePcieTheory) {
   EXPECT_EQ(run->results[1].name, "d2h");
   for (const CheckResult& r : run->results) {
     expect_plausible_rate(r, r.name);
-    if (run->pcie_theoretical)
+    if (run->pcie_theoretical) {
       EXPECT_LE(r.value.value_or(0), *run->pcie_theoretical * kBytesPerGB * 1.05) << r.reason;
+    }
   }
   EXPECT_TRUE(buffers.host && buffers.device) << "made where the compute probe had not";
 }

@@ -190,9 +190,10 @@ TEST(CompatInputs, PackagesOwnTheFilesTheirRecordNamesAndTheRuntimesTheyShip) {
   EXPECT_TRUE(in.runtime_files[torch].empty());
   for (const auto& f : in.files) {
     const std::string name = fs::path(f.path).filename().string();
-    if (name == "libtorch_cuda.so") EXPECT_EQ(f.package, torch);
-    if (name == "libcudart.so.12") EXPECT_EQ(f.package, runtime);
-    if (name == "libstray.so") EXPECT_EQ(f.package, SIZE_MAX) << "in no RECORD";
+    const std::size_t expected = name == "libtorch_cuda.so"  ? torch
+                                 : name == "libcudart.so.12" ? runtime
+                                                             : SIZE_MAX;
+    EXPECT_EQ(f.package, expected) << name;
   }
   EXPECT_EQ(in.files.size(), 3u);
 }

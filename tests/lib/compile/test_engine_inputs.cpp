@@ -81,7 +81,9 @@ TEST(EngineInputs, LineDirectiveNamesAreOneStringLiteralWhateverTheBytes) {
   const std::string name = engine::line_directive_name(every_byte);
   EXPECT_EQ(name.find('\n'), std::string::npos);
   for (std::size_t i = 0; i < name.size(); ++i)
-    if (name[i] == '"') EXPECT_EQ(name[i - 1], '\\') << i;
+    if (name[i] == '"') {
+      EXPECT_EQ(name[i - 1], '\\') << i;
+    }
 }
 
 TEST(EngineInputs, StemsAreSafeFileNames) {

@@ -105,7 +105,9 @@ TEST_F(ModuleGpu, PtxAndCubinImagesLoadWithTheKernelsAttributes) {
     r.arch = Arch::parse(ptx ? "compute_75" : device().compute_capability().sm(), "arch");
     const CompileResult result = compile_uncached(r);
     // A PTX image is text without a NUL: the module adds the one the driver reads up to.
-    if (ptx) ASSERT_EQ(result.image.find('\0'), std::string::npos);
+    if (ptx) {
+      ASSERT_EQ(result.image.find('\0'), std::string::npos);
+    }
     const Module module(context, result.image);
     const KernelResources k = module.resources("known");
     const std::string which = ptx ? "PTX: " : "CUBIN: ";

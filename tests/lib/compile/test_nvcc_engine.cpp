@@ -125,10 +125,9 @@ TEST(NvccEngine, CudatoolNvccFirstThenTheToolkitRootsThenPath) {
         path("PATH", (dir.path / "path-a").string() + "::" + (dir.path / "path-b").string());
     // /usr/local/cuda comes before PATH: only where there is none is PATH's found.
     const std::string found = engine::find_nvcc();
-    if (fs::exists("/usr/local/cuda/bin/nvcc"))
-      EXPECT_EQ(found, "/usr/local/cuda/bin/nvcc");
-    else
-      EXPECT_EQ(found, on_path.string()) << "path-a's nvcc is not executable";
+    const std::string expected =
+        fs::exists("/usr/local/cuda/bin/nvcc") ? "/usr/local/cuda/bin/nvcc" : on_path.string();
+    EXPECT_EQ(found, expected) << "path-a's nvcc is not executable";
   }
   {
     ScopedEnv nvcc("CUDATOOL_NVCC", (dir.path / "path-a/nvcc").string());

@@ -114,8 +114,9 @@ TEST(NvrtcEngine, ACompileErrorKeepsItsLogAndTheIntermediatesAreKept) {
   EXPECT_NE(options.find("-DSCALE=2\n"), std::string::npos);
   EXPECT_EQ(read_all(keep.path / "scale.cubin"), result.image);
   // The PTX is kept where NVRTC gives one for a real architecture.
-  if (fs::exists(keep.path / "scale.ptx"))
+  if (fs::exists(keep.path / "scale.ptx")) {
     EXPECT_NE(read_all(keep.path / "scale.ptx").find(".entry scale("), std::string::npos);
+  }
   for (const char* name : {"scale.prepared.cu", "scale.options", "scale.log", "scale.cubin"})
     EXPECT_NE(
         std::find(result.kept_files.begin(), result.kept_files.end(), (keep.path / name).string()),
