@@ -108,18 +108,23 @@ std::optional<NvmlInventory> nvml_inventory(std::span<const std::string_view> re
       const nvmlReturn_t mig_result = mig ? mig(device, &current, &pending) : kMissing;
       gpu.readings["mig"] = reading(mig_result, {current, pending});
     }
+    nvmlReturn_t field_result = NVML_ERROR_NOT_SUPPORTED;
     if (wanted("ecc") && fields) {
       // The same two modes as nvmlDeviceGetEccMode, in a third of its time on an H100 (0.75
       // against 1.9-2.2 ms: bench/RESULTS.md); the first failure is the reading's result.
       nvmlFieldValue_t values[2] = {};
       values[0].fieldId = NVML_FI_DEV_ECC_CURRENT;
       values[1].fieldId = NVML_FI_DEV_ECC_PENDING;
-      nvmlReturn_t result = fields(device, 2, values);
+      field_result = fields(device, 2, values);
       for (const nvmlFieldValue_t& v : values)
-        if (result == NVML_SUCCESS) result = v.nvmlReturn;
-      gpu.readings["ecc"] = reading(result, {static_cast<long long>(values[0].value),
-                                             static_cast<long long>(values[1].value)});
-    } else if (wanted("ecc")) {
+        if (field_result == NVML_SUCCESS) field_result = v.nvmlReturn;
+      if (field_result != NVML_ERROR_NOT_SUPPORTED)
+        gpu.readings["ecc"] = reading(field_result, {static_cast<long long>(values[0].value),
+                                                     static_cast<long long>(values[1].value)});
+    }
+    // An NVML without the ECC fields (no nvmlDeviceGetFieldValues, or one that does not
+    // support them): nvmlDeviceGetEccMode, which may still know the modes.
+    if (wanted("ecc") && field_result == NVML_ERROR_NOT_SUPPORTED) {
       int on = 0, on_pending = 0;
       const nvmlReturn_t ecc_result = ecc ? ecc(device, &on, &on_pending) : kMissing;
       gpu.readings["ecc"] = reading(ecc_result, {on, on_pending});
