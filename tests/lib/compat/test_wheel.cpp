@@ -126,7 +126,8 @@ TEST(Wheel, AMembersBytesWholeStoredOrDeflated) {
   EXPECT_TRUE(wheel::read_wheel_member(whl.string(), "pkg/data/empty.txt").empty());
   const std::string why =
       input_error_of([&] { wheel::read_wheel_member(whl.string(), "pkg/missing.so"); });
-  EXPECT_NE(why.find("!pkg/missing.so\": not in the wheel"), std::string::npos) << why;
+  EXPECT_TRUE(why.starts_with("\"" + whl.string().substr(0, 20))) << why;
+  EXPECT_NE(why.find("\": not in the wheel"), std::string::npos) << why;
 }
 
 TEST(Wheel, AMemberWhoseBytesFailTheirCrcIsCorrupt) {

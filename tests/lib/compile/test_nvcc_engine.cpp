@@ -212,7 +212,7 @@ TEST(NvccEngine, FailuresAreTheCompilersOrNamedAsABrokenNvcc) {
       engine::compile_nvcc(r);
       ADD_FAILURE() << "nvcc wrote nothing";
     } catch (const LibraryNotFoundError& e) {
-      EXPECT_NE(std::string(e.what()).find("exited 0 but wrote no CUBIN"), std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("exited 0 but wrote no cubin"), std::string::npos)
           << e.what();
     }
   }

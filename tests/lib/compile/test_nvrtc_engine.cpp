@@ -49,6 +49,7 @@ CompileRequest request(std::string source, const std::string& arch) {
   r.source = std::move(source);
   r.source_name = "scale.cu";
   r.arch = Arch::parse(arch, "--arch");
+  r.sources.arch = "--arch";  // what the messages name the architecture by
   return r;
 }
 

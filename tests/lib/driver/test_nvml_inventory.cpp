@@ -97,7 +97,7 @@ TEST(NvmlInventory, ASettingTheGpuLacksIsAReadingOfItsOwn) {
         c.expect(gpu.readings.at("mig") == "3:" && nvml_not_supported(gpu.readings.at("mig")),
                  "mig not supported: " + gpu.readings.at("mig"));
         c.expect(nvml_not_supported(gpu.readings.at("ecc")), "ecc: " + gpu.readings.at("ecc"));
-        c.expect(nvml_not_supported(gpu.readings.at("display")), "display (the fake's default)");
+        c.expect(gpu.readings.at("display") == "3:;3:", "display: both queries not supported");
         c.expect(!nvml_not_supported(gpu.readings.at("compute_mode")), "compute mode is there");
       });
   EXPECT_FALSE(nvml_not_supported("0:1,1"));
