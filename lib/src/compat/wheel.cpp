@@ -154,7 +154,12 @@ std::vector<std::uint8_t> read_wheel_member(const std::string& wheel, const std:
     if (n <= 0) break;
     got += static_cast<std::size_t>(n);
   }
-  // zip_fclose reports a CRC mismatch, read to the end.
+  // libzip checks the CRC on the read that reaches the end of the data: one more read, which
+  // must find nothing (a member longer than it declares is corrupt too).
+  if (!failed && got == bytes.size()) {
+    std::uint8_t past_end = 0;
+    failed = api.fread(f, &past_end, 1) != 0;
+  }
   if (api.fclose(f) != 0 || failed || got != bytes.size())
     throw InputError(shown + ": corrupt or truncated in the wheel");
   return bytes;

@@ -109,9 +109,12 @@ NvmlReading ecc_reading(const Queries& q, nvmlDevice_t device) {
     nvmlReturn_t result = q.fields(device, 2, values);
     for (const nvmlFieldValue_t& v : values)
       if (result == NVML_SUCCESS) result = v.nvmlReturn;
-    return reading(
-        result, {static_cast<long long>(values[0].value), static_cast<long long>(values[1].value)});
+    if (result != NVML_ERROR_NOT_SUPPORTED)
+      return reading(result, {static_cast<long long>(values[0].value),
+                              static_cast<long long>(values[1].value)});
   }
+  // An NVML without the ECC fields (no nvmlDeviceGetFieldValues, or one that does not support
+  // them): nvmlDeviceGetEccMode, which may still know the modes.
   int on = 0, on_pending = 0;
   const nvmlReturn_t result = q.ecc ? q.ecc(device, &on, &on_pending) : kMissing;
   return reading(result, {on, on_pending});

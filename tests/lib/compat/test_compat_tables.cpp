@@ -66,17 +66,5 @@ TEST(CompatTables, ProductsAreFoundByTheirNamesAsPeopleWriteThem) {
   }
 }
 
-TEST(CompatTargets, NamesArchitecturesAndProducts) {
-  const auto t = compat_targets_named({"sm_90", "8.6", "H100", "compute_80"}, "--arch");
-  ASSERT_EQ(t.size(), 4u);
-  EXPECT_EQ(t[0].cc, (ComputeCapability{9, 0}));
-  EXPECT_EQ(t[1].name, "sm_86");
-  EXPECT_EQ(t[2].source, "product table");
-  EXPECT_EQ(t[3].cc, (ComputeCapability{8, 0}));
-  EXPECT_THROW(compat_targets_named({"sm_9"}, "--arch"), UsageError);
-  EXPECT_THROW(compat_driver_from_release("banana", "--driver"), UsageError);
-  EXPECT_THROW(compat_driver_from_cuda("7.5", "--cuda"), UsageError);
-}
-
 }  // namespace
 }  // namespace cudatool

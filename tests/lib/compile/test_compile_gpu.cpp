@@ -1,7 +1,7 @@
 // On a GPU: every kernel of the corpus, compiled for the device's architecture, loaded
 // with cuModuleLoadDataEx; the five function attributes the driver reports must equal
-// what the offline CUBIN reader found (zero differences). Also the per-context module
-// memo. Skips cleanly without a GPU (GpuTest) or without NVRTC.
+// what the offline CUBIN reader found (zero differences). Skips cleanly without a GPU
+// (GpuTest) or without NVRTC.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -62,28 +62,6 @@ TEST_F(CompileGpu, OfflineResourcesEqualTheDriversForTheWholeCorpus) {
               << "): " << kernels << " kernels, " << all.size() << " differences\n";
     EXPECT_GE(kernels, 18);
   }
-}
-
-TEST_F(CompileGpu, ModulesAreMemoisedPerContextUntilCleared) {
-  const Context context(device());
-  const auto corpus = testing::compile_corpus();
-  const CompileResult result = compile_for(corpus.front(), device());
-  clear_module_memo();
-  const auto a = load_module_memoized(context, result.image);
-  const auto b = load_module_memoized(context, result.image);
-  EXPECT_EQ(a.get(), b.get());
-  EXPECT_EQ(module_memo_size(), 1u);
-  const CompileResult other = compile_for(corpus.back(), device());
-  EXPECT_NE(load_module_memoized(context, other.image).get(), a.get());
-  EXPECT_EQ(module_memo_size(), 2u);
-  EXPECT_EQ(clear_module_memo(), 2u);
-  EXPECT_EQ(module_memo_size(), 0u);
-  // Still usable by whoever holds it after the memo let go.
-  const auto names =
-      read_cubin({reinterpret_cast<const std::uint8_t*>(result.image.data()), result.image.size()})
-          .kernels;
-  ASSERT_FALSE(names.empty());
-  EXPECT_GT(a->resources(names.front().name).num_regs, 0);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The compiler front end (lib/src/compile/compiler.cpp) apart from any engine: what a
 // request must be (architectures CUDA 13 compiles, a text source, values in range), the
-// prepared source, the default flags from the environment. Needs neither NVRTC nor a GPU.
+// default flags from the environment. Needs neither NVRTC nor a GPU.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -44,14 +44,6 @@ TEST(CompileRequestChecks, EmptySourceAndBadValuesAreUsageErrors) {
   r.maxrregcount = 0;
   r.std = "c++98";
   EXPECT_THROW(compile_uncached(r), UsageError);
-}
-
-TEST(CompileRequestChecks, PreparedSourceKeepsLineNumbers) {
-  auto r = request("int x;\n");
-  r.source_name = "a \"q\".cu";
-  EXPECT_EQ(prepared_source(r), "extern \"C\" {\n#line 1 \"a \\\"q\\\".cu\"\nint x;\n}\n");
-  r.extern_c = false;
-  EXPECT_EQ(prepared_source(r), "#line 1 \"a \\\"q\\\".cu\"\nint x;\n");
 }
 
 TEST(CompileRequestChecks, DefaultFlagsComeFromTheEnvironment) {

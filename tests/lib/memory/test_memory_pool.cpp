@@ -397,25 +397,6 @@ TEST(MemoryPool, FailuresOnDemandRetryOnceOnly) {
   EXPECT_EQ(pool.active_blocks(), 0u);
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CUDATOOL_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define CUDATOOL_SANITIZED 1
-#endif
-#endif
-
-TEST(MemoryPool, HostAllocatorOutOfMemoryIsAMemoryError) {
-#ifdef CUDATOOL_SANITIZED
-  GTEST_SKIP() << "the sanitizers' allocators abort on an impossible malloc instead of "
-                  "returning null";
-#endif
-  HostMemoryPool pool{HostAllocator{}};
-  // More than any address space: malloc fails at once, whatever the overcommit policy.
-  EXPECT_THROW(pool.allocate(std::size_t{1} << 62), MemoryError);
-  EXPECT_TRUE(pool.allocate(100));
-}
-
 // ----------------------------------------------------------------------------------------
 // Threads
 
