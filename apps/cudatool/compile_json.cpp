@@ -23,7 +23,6 @@ JsonObject compile_result_object(const CompileResult& r) {
       .set("size_bytes", r.image.size())
       .set("engine", r.compiler)
       .set("engine_reason", r.engine_reason)
-      .set("compiler", r.compiler)
       .set("compiler_version", r.compiler_version)
       .set("options", r.options)
       .set("log", r.log)
