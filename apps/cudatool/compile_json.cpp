@@ -2,20 +2,6 @@
 
 namespace cudatool::app {
 
-JsonObject resources_object(const KernelResources& k) {
-  JsonObject j;
-  j.set("name", k.name)
-      .set("demangled", k.demangled)
-      .set("num_regs", k.num_regs)
-      .set("shared_size_bytes", k.shared_size_bytes)
-      .set("local_size_bytes", k.local_size_bytes)
-      .set("const_size_bytes", k.const_size_bytes)
-      .set("max_threads_per_block", k.max_threads_per_block)
-      .set("num_barriers", k.num_barriers)
-      .set("stack_unknown", k.stack_unknown);
-  return j;
-}
-
 JsonObject compile_result_object(const CompileResult& r) {
   JsonObject j;
   j.set("arch", r.arch.str())
@@ -23,7 +9,6 @@ JsonObject compile_result_object(const CompileResult& r) {
       .set("size_bytes", r.image.size())
       .set("engine", r.compiler)
       .set("engine_reason", r.engine_reason)
-      .set("compiler", r.compiler)
       .set("compiler_version", r.compiler_version)
       .set("options", r.options)
       .set("log", r.log)

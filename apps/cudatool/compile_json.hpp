@@ -7,11 +7,10 @@
 #include "cudatool/compile/compiler.hpp"
 #include "cudatool/compile/module.hpp"
 #include "json_stream.hpp"
+#include "kernel_resources_json.hpp"
 
 namespace cudatool::app {
 
-// The one object of a kernel's resources (compile's kernels, occupancy's kernel).
-JsonObject resources_object(const KernelResources& k);
 // A compile's result without its cache members (key, hit, path: compile_render.cpp's cache
 // object holds them).
 JsonObject compile_result_object(const CompileResult& r);

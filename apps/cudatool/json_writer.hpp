@@ -2,16 +2,15 @@
 // every --json document (errors included) and the Python module's to_dict() are written
 // here, as they are produced, so that a document too large to build first (`kernels --json`
 // on a library of 45,000 kernels) costs no more than its text. The text is nlohmann's dump
-// with an indent of 2 (nlohmann formats the numbers, json_text.hpp escapes the strings),
-// keys in sorted order; the tests compare it with nlohmann's for the same values.
-// JsonStream does not sort: its callers write each object's keys in sorted order, or set
-// them on a JsonObject, which sorts.
+// with an indent of 2 (json_layout.hpp lays it out, nlohmann formats the numbers,
+// json_text.hpp escapes the strings), keys in sorted order; the tests compare it with nlohmann's
+// for the same values. JsonStream does not sort: its callers write each object's keys in sorted
+// order, or set them on a JsonObject, which sorts.
 #pragma once
 
 #include <array>
 #include <charconv>
 #include <cstdint>
-#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -19,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json_layout.hpp"
 #include "json_text.hpp"
 
 namespace cudatool::app {
@@ -33,42 +33,34 @@ class JsonStream {
   // Writing starts inside an open container `depth` levels deep; `first` is false where
   // the container already holds a value (the next one is preceded by a comma).
   explicit JsonStream(std::string& out, int depth = 0, bool first = true)
-      : out_(out), depth_(depth), first_(first) {}
+      : out_(out), layout_(out, depth, first) {}
 
   // For the value of a member whose key the caller has written already.
   JsonStream& after_key() {
-    pending_key_ = true;
+    layout_.after_key();
     return *this;
   }
 
-  JsonStream& begin_object() { return open('{'); }
-  JsonStream& end_object() { return close('}'); }
-  JsonStream& begin_array() { return open('['); }
-  JsonStream& end_array() { return close(']'); }
+  JsonStream& begin_object() {
+    layout_.open('{');
+    return *this;
+  }
+  JsonStream& end_object() {
+    layout_.close('}');
+    return *this;
+  }
+  JsonStream& begin_array() {
+    layout_.open('[');
+    return *this;
+  }
+  JsonStream& end_array() {
+    layout_.close(']');
+    return *this;
+  }
 
   // An object's member name; the value follows.
   JsonStream& key(std::string_view name) {
-    // The common case (a short plain name, not deep) as one append: the comma, the line
-    // break, the indent, the quoted name and ": " (a 45,000-kernel document has a million
-    // keys).
-    const std::size_t indent = 2 * static_cast<std::size_t>(depth_);
-    char line[96];
-    if (indent <= kMaxIndent && name.size() <= sizeof line - kMaxIndent - 6 && json_plain(name)) {
-      const std::size_t lead = first_ ? 1 : 2;  // "\n" or ",\n"
-      std::size_t n = lead + indent;
-      std::memcpy(line, kLineBreak.data() + 2 - lead, n);
-      line[n++] = '"';
-      std::memcpy(line + n, name.data(), name.size());
-      n += name.size();
-      std::memcpy(line + n, "\": ", 3);
-      out_.append(line, n + 3);
-      first_ = false;
-    } else {
-      next_line();
-      string_text(name);
-      out_ += ": ";
-    }
-    pending_key_ = true;
+    layout_.key(name);
     return *this;
   }
 
@@ -136,8 +128,8 @@ class JsonStream {
   // the first indented to this depth. JSON text has no line break inside a string, so every
   // '\n' in it is the writer's.
   JsonStream& rendered(std::string_view text) {
-    before_value();
-    const std::size_t indent = 2 * static_cast<std::size_t>(depth_);
+    layout_.before_value();
+    const std::size_t indent = layout_.indent();
     for (std::size_t at = 0;;) {
       const std::size_t line_end = text.find('\n', at);
       if (line_end == std::string_view::npos) {
@@ -161,59 +153,11 @@ class JsonStream {
   }
 
  private:
-  // ",\n" and the deepest indent key() writes in one piece.
-  static constexpr std::size_t kMaxIndent = 32;
-  static constexpr std::string_view kLineBreak =
-      ",\n                                ";  // 2 + kMaxIndent characters
-  static_assert(kLineBreak.size() == 2 + kMaxIndent);
-
-  JsonStream& open(char bracket) {
-    before_value();
-    out_ += bracket;
-    ++depth_;
-    first_ = true;
-    return *this;
-  }
-  JsonStream& close(char bracket) {
-    --depth_;
-    if (!first_) {
-      const std::size_t indent = 2 * static_cast<std::size_t>(depth_);
-      if (indent <= kMaxIndent) {
-        out_.append(kLineBreak.data() + 1, 1 + indent);
-      } else {
-        out_ += '\n';
-        out_.append(indent, ' ');
-      }
-    }
-    out_ += bracket;
-    first_ = false;
-    return *this;
-  }
-  // A value in an array starts its own line; one after a key follows it.
-  void before_value() {
-    if (pending_key_)
-      pending_key_ = false;
-    else if (depth_ > 0)
-      next_line();
-  }
-  void next_line() {
-    const std::size_t indent = 2 * static_cast<std::size_t>(depth_);
-    if (indent <= kMaxIndent) {
-      const std::size_t lead = first_ ? 1 : 2;
-      out_.append(kLineBreak.data() + 2 - lead, lead + indent);
-    } else {
-      if (!first_) out_ += ',';
-      out_ += '\n';
-      out_.append(indent, ' ');
-    }
-    first_ = false;
-  }
+  void before_value() { layout_.before_value(); }
   void string_text(std::string_view text) { append_json_string(out_, text); }
 
   std::string& out_;
-  int depth_;
-  bool first_;
-  bool pending_key_ = false;
+  JsonLayout layout_;
 };
 
 }  // namespace cudatool::app

@@ -1,56 +1,36 @@
 #include "kernels_json.hpp"
 
 #include <algorithm>
-#include <array>
-#include <optional>
 
 #include "json_streamed.hpp"
 #include "kernel_occupancy_json.hpp"
+#include "kernel_resources_json.hpp"
 #include "render.hpp"
 
 namespace cudatool::app {
 namespace {
 
-void dims_json(JsonStream& out, const std::optional<std::array<int, 3>>& d) {
-  if (!d) {
-    out.value(nullptr);
-    return;
-  }
-  out.begin_array().value((*d)[0]).value((*d)[1]).value((*d)[2]).end_array();
-}
-
 // One element of the kernels array; `occupancy` under --threads, nullptr otherwise. `arch`
 // is the image's architecture as text, made once per image (arch_text), not per kernel.
+// The kernel's resources go between its other members (kernel_resources_json.hpp), every
+// key in sorted order, as print_json writes them.
 void write_kernel(JsonStream& out, const ScannedKernel& k, const std::string& arch,
                   const ScannedImage& image, const ScannedFile& file,
                   const KernelOccupancy* occupancy) {
-  const KernelResources& r = k.resources;
-  // Keys in sorted order, as print_json writes them.
-  out.begin_object().member("arch", arch).key("cluster_dims").after_key();
-  dims_json(out, k.bounds.cluster);
-  out.member("code_size_bytes", r.code_size_bytes)
-      .member("const_size_bytes", r.const_size_bytes)
-      .member("demangled", r.demangled)
+  out.begin_object();
+  ResourceMembers members(out, k.resources, ResourceKeys::image);
+  members.member("arch", arch)
+      .member("cluster_dims", k.bounds.cluster)
       .member("file", file.path)
       .member("image", k.image)
       .member("launch_bounds_max_threads", k.bounds.max_threads)
-      .member("local_size_bytes", r.local_size_bytes)
       .member("max_registers", k.bounds.max_registers)
-      .member("max_threads_per_block", r.max_threads_per_block);
-  out.text_or_null("member", image.member)
-      .member("name", r.name)
-      .member("num_barriers", r.num_barriers)
-      .member("num_regs", r.num_regs);
-  if (occupancy) {
-    out.member("occupancy", *occupancy);
-  }
-  out.member("relocatable", image.relocatable).key("required_block_size").after_key();
-  dims_json(out, k.bounds.reqntid);
-  out.member("shared_size_bytes", r.shared_size_bytes)
-      .member("spill_load_bytes", r.spill_load_bytes)
-      .member("spill_store_bytes", r.spill_store_bytes)
-      .member("stack_unknown", r.stack_unknown)
-      .end_object();
+      .text_or_null("member", image.member);
+  if (occupancy) members.member("occupancy", *occupancy);
+  members.member("relocatable", image.relocatable)
+      .member("required_block_size", k.bounds.reqntid)
+      .finish();
+  out.end_object();
 }
 
 void write_image(JsonStream& out, const ScannedImage& image, const ScannedFile& file) {

@@ -9,6 +9,7 @@
 #include "cudatool/base/units.hpp"
 #include "kernels_compare.hpp"
 #include "render.hpp"
+#include "terminal_text.hpp"
 
 namespace cudatool::app {
 namespace {
@@ -17,14 +18,9 @@ std::string share(std::uint64_t part, std::uint64_t whole) {
   return whole == 0 ? std::string("-") : percent(double(part) / double(whole));
 }
 
-std::string right(const std::string& text, std::size_t width) {
-  return text.size() >= width ? " " + text : std::string(width - text.size(), ' ') + text;
-}
-
 std::string printable_name(const std::string& text, bool cut) {
-  std::string n = printable(text, text.size());
-  if (cut && n.size() > 100) n = n.substr(0, 70) + "..." + n.substr(n.size() - 27);
-  return n;
+  const std::string n = for_terminal(text);
+  return cut ? cut_middle(n, 100, 27) : n;
 }
 
 void print_text(const SizeReport& report, const ScanResult& scan, bool wide, bool markdown,
@@ -37,7 +33,7 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
       for (const std::string& c : cells) out += " " + c + " |";
     } else {
       for (std::size_t i = 0; i < cells.size(); ++i)
-        out += i == 0 ? pad(cells[i], w[i]) : right(cells[i], w[i]);
+        out += i == 0 ? pad(cells[i], w[i]) : right_aligned(cells[i], w[i]);
     }
     out += '\n';
   };
@@ -49,8 +45,7 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
   };
   for (const FileSizes& f : report.files) {
     const ScannedFile& file = scan.files[f.file];
-    const std::string path =
-        markdown ? markdown_code(file.path) : printable(file.path, file.path.size());
+    const std::string path = markdown ? markdown_code(file.path) : for_terminal(file.path);
     out += (markdown ? "### " : "") + path + ": " + format_bytes(f.size) + " (" +
            std::to_string(f.size) + " B)";
     if (!file.fatbin_sections.empty())
@@ -92,8 +87,8 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
     if (markdown)
       row({format_bytes(k.resources.code_size_bytes), arch, name}, {});
     else
-      out +=
-          right(format_bytes(k.resources.code_size_bytes), 12) + "  " + pad(arch, 9) + name + '\n';
+      out += right_aligned(format_bytes(k.resources.code_size_bytes), 12) + "  " + pad(arch, 9) +
+             name + '\n';
   }
   out += markdown ? "\n#### Largest template families\n\n" : "\nlargest template families\n";
   if (markdown) {
@@ -105,8 +100,8 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
     if (markdown)
       row({format_bytes(t.code_bytes), std::to_string(t.kernels), name}, {});
     else
-      out += right(format_bytes(t.code_bytes), 12) + right(std::to_string(t.kernels), 9) + "  " +
-             name + '\n';
+      out += right_aligned(format_bytes(t.code_bytes), 12) +
+             right_aligned(std::to_string(t.kernels), 9) + "  " + name + '\n';
   }
   out += markdown ? "\n#### Duplicates\n\n" : "\nduplicates: ";
   out += std::to_string(report.identical_images) + " image" +
@@ -129,8 +124,9 @@ void print_text(const SizeReport& report, const ScanResult& scan, bool wide, boo
              markdown_code(demangled)},
             {});
       else
-        out += right(format_bytes(d.extra_code_bytes), 12) + right(std::to_string(d.copies), 7) +
-               "  " + pad(d.arch.str(), 9) + printable_name(demangled, cut) + '\n';
+        out += right_aligned(format_bytes(d.extra_code_bytes), 12) +
+               right_aligned(std::to_string(d.copies), 7) + "  " + pad(d.arch.str(), 9) +
+               printable_name(demangled, cut) + '\n';
     }
   }
   os << out;

@@ -32,8 +32,9 @@ inline std::ostream& command_err() {
 // compile's. share/schemas/*.schema.json describe the documents of these versions.
 inline constexpr int kJsonSchemaVersion = 1;
 // compile's documents: 2 since each kernel's occupancy is the object kernels gives (its
-// error key and the record's keys were removed).
-inline constexpr int kCompileSchemaVersion = 2;
+// error key and the record's keys were removed); 3 since `compiler`, the same value as
+// `engine`, was removed.
+inline constexpr int kCompileSchemaVersion = 3;
 
 // The longest message line, in bytes of the text before escaping.
 inline constexpr std::size_t kMaxMessageLine = 2000;

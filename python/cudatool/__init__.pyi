@@ -345,8 +345,6 @@ class Compiled(Result):
     @property
     def output_path(self) -> str | None: ...
     @property
-    def compiler(self) -> str | None: ...
-    @property
     def compiler_version(self) -> str | None: ...
     @property
     def options(self) -> list[str] | None: ...
@@ -374,7 +372,7 @@ class Compiled(Result):
     def differences(self) -> list[_r.LoadDifference] | None: ...
     @property
     def engine(self) -> Literal["nvrtc", "nvcc"] | None:
-        """The compiler that ran (same as compiler)."""
+        """The compiler that ran: NVRTC (in-process) or nvcc."""
     @property
     def engine_reason(self) -> str | None:
         """Why that engine ran: the scan's finding, a fallback, or --compiler."""

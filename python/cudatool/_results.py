@@ -298,7 +298,6 @@ class Compiled(Result):
     output = _Field("output")
     size_bytes = _Field("size_bytes")
     output_path = _Field("output_path")
-    compiler = _Field("compiler")
     compiler_version = _Field("compiler_version")
     options = _Field("options")
     log = _Field("log")

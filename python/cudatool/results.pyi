@@ -627,7 +627,7 @@ class CompileTarget(Result):
         """Why that engine ran: the scan's finding, a fallback, or --compiler."""
     @property
     def engine(self) -> Literal["nvrtc", "nvcc"]:
-        """The compiler that ran (same as compiler)."""
+        """The compiler that ran: NVRTC (in-process) or nvcc."""
     @property
     def cache(self) -> CompileCache: ...
     @property

@@ -88,7 +88,8 @@ TEST_F(CliCompile, JsonHasThePyCudaAttributeNamesAndTheCacheState) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["arch"], "sm_90");
-  EXPECT_EQ(j["compiler"], "nvrtc");
+  EXPECT_EQ(j["engine"], "nvrtc");
+  EXPECT_FALSE(j.contains("compiler")) << "removed in schema_version 3: engine holds it";
   EXPECT_FALSE(j["cache"]["hit"].get<bool>());
   ASSERT_EQ(j["kernels"].size(), 4u);
   for (const auto& k : j["kernels"]) {
@@ -487,7 +488,7 @@ TEST_F(CliCompile, NvccGivesTheSameResourcesAsNvrtc) {
   if (nvcc.exit_code == 3) GTEST_SKIP() << "nvcc not available: " << nvcc.err;
   ASSERT_EQ(nvcc.exit_code, 0) << nvcc.err;
   const auto a = nlohmann::json::parse(nvrtc.out), b = nlohmann::json::parse(nvcc.out);
-  EXPECT_EQ(b["compiler"], "nvcc");
+  EXPECT_EQ(b["engine"], "nvcc");
   EXPECT_EQ(a["kernels"], b["kernels"]);
 }
 
