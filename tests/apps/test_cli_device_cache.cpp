@@ -386,12 +386,15 @@ TEST_F(DeviceCache, AChangedEccModeIsReadFromTheDriver) {
   EXPECT_TRUE(after.called_cuinit) << after.result.err;
   const Run attrs = run({"attrs", "ecc_enabled"}, {{"FAKE_NVML_ECC", "0,0"}});
   EXPECT_TRUE(attrs.called_cuinit) << attrs.result.err;
-  // An NVML without nvmlDeviceGetFieldValues: the mode comes from nvmlDeviceGetEccMode.
-  const std::map<std::string, std::optional<std::string>> old_nvml = {{"FAKE_NVML_NO_FIELDS", "1"},
-                                                                      {"FAKE_NVML_ECC", "0,0"}};
-  EXPECT_EQ(run({"devices", "--json"}, old_nvml).path, "hit");
-  const Run changed =
+  // An NVML without nvmlDeviceGetFieldValues: the mode comes from nvmlDeviceGetEccMode. The
+  // entry still holds the mode it was written with (1,1; a changed reading found after the
+  // decision does not rewrite it): that mode is the entry's answer, another the driver's.
+  const Run same =
       run({"devices", "--json"}, {{"FAKE_NVML_NO_FIELDS", "1"}, {"FAKE_NVML_ECC", "1,1"}});
+  EXPECT_EQ(same.path, "hit");
+  EXPECT_FALSE(same.called_cuinit) << same.result.err;
+  const Run changed =
+      run({"devices", "--json"}, {{"FAKE_NVML_NO_FIELDS", "1"}, {"FAKE_NVML_ECC", "0,0"}});
   EXPECT_TRUE(changed.called_cuinit) << changed.result.err;
 }
 

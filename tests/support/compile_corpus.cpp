@@ -70,4 +70,14 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+CompileResult compile_corpus_file(const CorpusFile& file, const Arch& arch) {
+  CompileRequest r;
+  r.source = read_file(file.path);
+  r.source_name = file.name;
+  r.arch = arch;
+  r.extern_c = false;
+  r.maxrregcount = file.maxrregcount;
+  return compile_uncached(r);
+}
+
 }  // namespace cudatool::testing

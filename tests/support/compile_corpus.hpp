@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "cudatool/base/arch.hpp"
+#include "cudatool/compile/compiler.hpp"
+
 namespace cudatool::testing {
 
 struct CorpusFile {
@@ -32,5 +35,8 @@ struct PtxasFigures {
 std::map<std::string, PtxasFigures> parse_ptxas_report(const std::string& log);
 
 std::string read_file(const std::string& path);
+
+// `file` compiled by NVRTC for `arch`, uncached, as the GPU tests load it.
+CompileResult compile_corpus_file(const CorpusFile& file, const Arch& arch);
 
 }  // namespace cudatool::testing

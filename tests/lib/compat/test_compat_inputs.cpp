@@ -16,47 +16,16 @@
 #include "compat/compat_inputs.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/compat/compat.hpp"
+#include "temp_dir.hpp"
 
 namespace cudatool {
 namespace {
 
+using cudatool::testing::ScopedEnv;
+using cudatool::testing::TempDir;
+
 namespace fs = std::filesystem;
 namespace inputs = cudatool::detail;  // the one use of the internal namespace
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "cudatool-inputs-XXXXXX").string();
-    path = fs::canonical(::mkdtemp(pattern.data()));
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value->c_str(), 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 void write_file(const fs::path& path, const std::string& text, bool executable = false) {
   fs::create_directories(path.parent_path());
@@ -109,7 +78,7 @@ TEST(CompatInputs, RecordIsCsvWithQuotedFieldsAndOnlyItsFirstColumnCounts) {
 }
 
 TEST(CompatInputs, ATreeIsWalkedInNameOrderEachFileOnceAndTextNeverListed) {
-  TempDir dir;
+  TempDir dir{"cudatool-inputs"};
   const fs::path& d = dir.path;
   write_file(d / "b/libk.so", "k");
   fs::create_symlink("libk.so", d / "b/libk.so.1");  // the same file: listed once
@@ -134,7 +103,7 @@ TEST(CompatInputs, ATreeIsWalkedInNameOrderEachFileOnceAndTextNeverListed) {
 }
 
 TEST(CompatInputs, FilesNamedAreReadWhateverTheirNameAndEachOnce) {
-  TempDir dir;
+  TempDir dir{"cudatool-inputs"};
   write_file(dir.path / "notes.txt", "named: read even so");
   write_file(dir.path / "lib/libk.so", "k");
   const std::string notes = (dir.path / "notes.txt").string();
@@ -147,7 +116,7 @@ TEST(CompatInputs, FilesNamedAreReadWhateverTheirNameAndEachOnce) {
 }
 
 TEST(CompatInputs, WhatIsNoFileOrDirectoryIsAUsageErrorAndNeverWaitedOn) {
-  TempDir dir;
+  TempDir dir{"cudatool-inputs"};
   ASSERT_EQ(::mkfifo((dir.path / "fifo").c_str(), 0600), 0);
   for (const std::string& bad : {(dir.path / "missing.so").string(), (dir.path / "fifo").string(),
                                  std::string("/dev/null")}) {
@@ -161,7 +130,7 @@ TEST(CompatInputs, WhatIsNoFileOrDirectoryIsAUsageErrorAndNeverWaitedOn) {
 }
 
 TEST(CompatInputs, PackagesOwnTheFilesTheirRecordNamesAndTheRuntimesTheyShip) {
-  TempDir dir;
+  TempDir dir{"cudatool-inputs"};
   const fs::path site = dir.path / "site-packages";
   write_file(site / "torch/lib/libtorch_cuda.so", "t");
   write_file(site / "torch/lib/libstray.so", "not in the RECORD");
@@ -199,7 +168,7 @@ TEST(CompatInputs, PackagesOwnTheFilesTheirRecordNamesAndTheRuntimesTheyShip) {
 }
 
 TEST(CompatInputs, AnInterpreterIsReadAsItsSitePackages) {
-  TempDir dir;
+  TempDir dir{"cudatool-inputs"};
   const fs::path venv = dir.path / "venv";
   write_file(venv / "pyvenv.cfg", "home = /usr/bin\ninclude-system-site-packages = false\n");
   write_file(venv / "bin/python3", "#!/bin/sh\n", true);

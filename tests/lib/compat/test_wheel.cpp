@@ -16,24 +16,15 @@
 #include "cudatool/base/error.hpp"
 #include "cudatool/compat/compat.hpp"
 #include "process.hpp"
+#include "temp_dir.hpp"
 
 namespace cudatool {
 namespace {
 
+using cudatool::testing::TempDir;
+
 namespace fs = std::filesystem;
 namespace wheel = cudatool::detail;  // the one use of the internal namespace
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "cudatool-wheel-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
 
 std::string read_all(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -98,7 +89,7 @@ std::string input_error_of(Fn&& fn) {
 }
 
 TEST(Wheel, MembersWithTheirSizesAndExecuteBitsDirectoriesLeftOut) {
-  TempDir dir;
+  TempDir dir{"cudatool-wheel"};
   const fs::path whl = make_wheel(dir.path);
   CUDATOOL_REQUIRE_WHEELS(whl.string());
   const auto members = wheel::list_wheel(whl.string());
@@ -116,7 +107,7 @@ TEST(Wheel, MembersWithTheirSizesAndExecuteBitsDirectoriesLeftOut) {
 }
 
 TEST(Wheel, AMembersBytesWholeStoredOrDeflated) {
-  TempDir dir;
+  TempDir dir{"cudatool-wheel"};
   const fs::path whl = make_wheel(dir.path);
   CUDATOOL_REQUIRE_WHEELS(whl.string());
   const auto library = wheel::read_wheel_member(whl.string(), "pkg/lib/libk.so");
@@ -131,7 +122,7 @@ TEST(Wheel, AMembersBytesWholeStoredOrDeflated) {
 }
 
 TEST(Wheel, AMemberWhoseBytesFailTheirCrcIsCorrupt) {
-  TempDir dir;
+  TempDir dir{"cudatool-wheel"};
   const fs::path whl = make_wheel(dir.path);
   CUDATOOL_REQUIRE_WHEELS(whl.string());
   std::string bytes = read_all(whl);
@@ -148,7 +139,7 @@ TEST(Wheel, AMemberWhoseBytesFailTheirCrcIsCorrupt) {
 }
 
 TEST(Wheel, WhatIsNoZipIsAnInputErrorNamingTheFile) {
-  TempDir dir;
+  TempDir dir{"cudatool-wheel"};
   const fs::path whl = make_wheel(dir.path);
   CUDATOOL_REQUIRE_WHEELS(whl.string());
   const std::string bytes = read_all(whl);

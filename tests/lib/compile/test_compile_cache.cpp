@@ -16,26 +16,13 @@
 #include "cudatool/binary/cubin.hpp"
 #include "cudatool/compile/compile_cache.hpp"
 #include "cudatool/compile/compiler.hpp"
+#include "temp_dir.hpp"
 
 namespace cudatool {
 namespace {
+
+using cudatool::testing::TempDir;
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "cudatool-cache-test-XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 CacheConfig config_at(const fs::path& dir) {
   CacheConfig c;
@@ -61,8 +48,8 @@ TEST(Sha256, KnownVectors) {
 }
 
 TEST(CompileCache, StoresAndLoadsWholeEntries) {
-  TempDir dir;
-  CompileCache cache(config_at(dir.path()));
+  TempDir dir{"cudatool-cache-test"};
+  CompileCache cache(config_at(dir.path));
   const std::string key = key_of("one");
   EXPECT_FALSE(cache.load(key));
   std::string payload = "binary\0payload\n", with_nul(payload.data(), 15);
@@ -76,13 +63,13 @@ TEST(CompileCache, StoresAndLoadsWholeEntries) {
   EXPECT_TRUE(cache.warnings().empty());
   // No temporary file is left beside the entry.
   std::size_t files = 0;
-  for (const auto& e : fs::recursive_directory_iterator(dir.path())) files += e.is_regular_file();
+  for (const auto& e : fs::recursive_directory_iterator(dir.path)) files += e.is_regular_file();
   EXPECT_EQ(files, 1u);
 }
 
 TEST(CompileCache, CorruptedOrTruncatedEntriesReadAsMissesAndAreRemoved) {
-  TempDir dir;
-  CompileCache cache(config_at(dir.path()));
+  TempDir dir{"cudatool-cache-test"};
+  CompileCache cache(config_at(dir.path));
   const std::string key = key_of("two");
   const std::string payload(5000, 'x');
   ASSERT_TRUE(cache.store(key, payload));
@@ -132,8 +119,8 @@ TEST(CompileCache, TheEntryParserAcceptsOnlyWhatTheWriterWritesForThatKey) {
 }
 
 TEST(CompileCache, ACacheDirectoryThatIsAFileDisablesTheCacheWithOneWarning) {
-  TempDir dir;
-  const fs::path file = dir.path() / "not-a-directory";
+  TempDir dir{"cudatool-cache-test"};
+  const fs::path file = dir.path / "not-a-directory";
   { std::ofstream(file) << "x"; }
   CompileCache cache(config_at(file));
   EXPECT_FALSE(cache.load(key_of("a")));
@@ -152,8 +139,8 @@ TEST(CompileCache, AnUnwritableDirectoryDisablesTheCache) {
 }
 
 TEST(CompileCache, TrimRemovesTheLeastRecentlyUsedFirstAndClearRemovesAll) {
-  TempDir dir;
-  CompileCache cache(config_at(dir.path()));
+  TempDir dir{"cudatool-cache-test"};
+  CompileCache cache(config_at(dir.path));
   const std::string payload(1000, 'p');
   std::vector<std::string> keys;
   for (int i = 0; i < 5; ++i) {
@@ -175,8 +162,8 @@ TEST(CompileCache, TrimRemovesTheLeastRecentlyUsedFirstAndClearRemovesAll) {
 }
 
 TEST(CompileCache, TheSizeBoundIsKeptOnStore) {
-  TempDir dir;
-  CacheConfig config = config_at(dir.path());
+  TempDir dir{"cudatool-cache-test"};
+  CacheConfig config = config_at(dir.path);
   config.max_bytes = 3500;
   CompileCache cache(config);
   for (int i = 0; i < 10; ++i)
@@ -193,12 +180,12 @@ mode_t mode_of(const fs::path& p) {
 // Issue 20, item 6: what cudatool creates is private; what someone else could have written
 // is not trusted (as ssh treats its files).
 TEST(CompileCache, WhatTheCacheCreatesIsPrivate) {
-  TempDir dir;
-  const fs::path root = dir.path() / "new" / "cache";
+  TempDir dir{"cudatool-cache-test"};
+  const fs::path root = dir.path / "new" / "cache";
   CompileCache cache(config_at(root));
   const std::string key = key_of("private");
   ASSERT_TRUE(cache.store(key, "payload"));
-  EXPECT_EQ(mode_of(dir.path() / "new"), 0700u);
+  EXPECT_EQ(mode_of(dir.path / "new"), 0700u);
   EXPECT_EQ(mode_of(root), 0700u);
   EXPECT_EQ(mode_of(root / "v2"), 0700u);
   EXPECT_EQ(mode_of(cache.entry_path(key).parent_path()), 0700u);
@@ -208,15 +195,15 @@ TEST(CompileCache, WhatTheCacheCreatesIsPrivate) {
 TEST(CompileCache, ADirectoryWritableByOthersTurnsTheCacheOffWithOneWarning) {
   for (const std::string level : {"top", "v2", "sub"}) {
     SCOPED_TRACE(level);
-    TempDir dir;
-    CompileCache writer(config_at(dir.path()));
+    TempDir dir{"cudatool-cache-test"};
+    CompileCache writer(config_at(dir.path));
     const std::string key = key_of("planted");
     ASSERT_TRUE(writer.store(key, "payload"));
-    const fs::path target = level == "top"  ? dir.path()
-                            : level == "v2" ? dir.path() / "v2"
+    const fs::path target = level == "top"  ? dir.path
+                            : level == "v2" ? dir.path / "v2"
                                             : writer.entry_path(key).parent_path();
     ::chmod(target.c_str(), 0777);
-    CompileCache reader(config_at(dir.path()));
+    CompileCache reader(config_at(dir.path));
     EXPECT_FALSE(reader.load(key));
     EXPECT_FALSE(reader.load(key));
     EXPECT_FALSE(reader.store(key_of("other"), "payload"));
@@ -229,26 +216,26 @@ TEST(CompileCache, ADirectoryWritableByOthersTurnsTheCacheOffWithOneWarning) {
 }
 
 TEST(CompileCache, ASharedStickyTopDirectoryIsUsableAndItsSubdirectoriesArePrivate) {
-  TempDir dir;
-  ::chmod(dir.path().c_str(), 01777);
-  CompileCache cache(config_at(dir.path()));
+  TempDir dir{"cudatool-cache-test"};
+  ::chmod(dir.path.c_str(), 01777);
+  CompileCache cache(config_at(dir.path));
   const std::string key = key_of("shared");
   ASSERT_TRUE(cache.store(key, "payload"));
   EXPECT_EQ(cache.load(key), "payload");
   EXPECT_TRUE(cache.warnings().empty());
-  EXPECT_EQ(mode_of(dir.path() / "v2"), 0700u);
+  EXPECT_EQ(mode_of(dir.path / "v2"), 0700u);
 }
 
 TEST(CompileCache, AnEntryWritableByOthersOrOwnedBySomeoneElseIsAMissAndIsReplaced) {
-  TempDir dir;
+  TempDir dir{"cudatool-cache-test"};
   const std::string key = key_of("entry");
   {
-    CompileCache writer(config_at(dir.path()));
+    CompileCache writer(config_at(dir.path));
     ASSERT_TRUE(writer.store(key, "attacker's payload"));
   }
-  const fs::path entry = CompileCache(config_at(dir.path())).entry_path(key);
+  const fs::path entry = CompileCache(config_at(dir.path)).entry_path(key);
   ::chmod(entry.c_str(), 0666);
-  CompileCache cache(config_at(dir.path()));
+  CompileCache cache(config_at(dir.path));
   EXPECT_FALSE(cache.load(key));
   EXPECT_FALSE(cache.load(key));
   ASSERT_EQ(cache.warnings().size(), 1u);
@@ -259,21 +246,21 @@ TEST(CompileCache, AnEntryWritableByOthersOrOwnedBySomeoneElseIsAMissAndIsReplac
   // Owned by another user: only root can make one here.
   if (::geteuid() != 0) GTEST_SKIP() << "chown to another user needs root";
   ASSERT_EQ(::chown(entry.c_str(), 4242, 4242), 0);
-  CompileCache victim(config_at(dir.path()));
+  CompileCache victim(config_at(dir.path));
   EXPECT_FALSE(victim.load(key));
   ASSERT_EQ(victim.warnings().size(), 1u);
   EXPECT_NE(victim.warnings()[0].find("owned by uid 4242"), std::string::npos)
       << victim.warnings()[0];
   ASSERT_EQ(::chown(entry.parent_path().c_str(), 4242, 4242), 0);
-  CompileCache victim2(config_at(dir.path()));
+  CompileCache victim2(config_at(dir.path));
   EXPECT_FALSE(victim2.load(key));
   EXPECT_FALSE(victim2.enabled());
 }
 
 // Issue 20, item 8: --cache-clear leaves a store that is under way alone.
 TEST(CompileCache, ClearLeavesAFreshTemporaryAndRemovesAnAbandonedOne) {
-  TempDir dir;
-  CompileCache cache(config_at(dir.path()));
+  TempDir dir{"cudatool-cache-test"};
+  CompileCache cache(config_at(dir.path));
   const std::string key = key_of("storing");
   ASSERT_TRUE(cache.store(key, "payload"));
   const fs::path sub = cache.entry_path(key).parent_path();
@@ -324,8 +311,8 @@ TEST(CacheConfig, EnvironmentAndFlagsChooseTheDirectory) {
   EXPECT_NE(CacheConfig::from_environment(std::nullopt, false, "--cache-dir")
                 .note.find("; set CUDATOOL_CACHE_DIR or --cache-dir to use one"),
             std::string::npos);
-  TempDir real_home;
-  ::setenv("HOME", real_home.path().c_str(), 1);
+  TempDir real_home{"cudatool-cache-test"};
+  ::setenv("HOME", real_home.path.c_str(), 1);
   EXPECT_TRUE(CacheConfig::from_environment(std::nullopt, false).enabled);
   EXPECT_FALSE(CacheConfig::from_environment(std::nullopt, true).enabled);
   EXPECT_EQ(CacheConfig::from_environment(std::nullopt, true).disabled_by, "no_cache");
@@ -376,9 +363,9 @@ TEST_F(CompileThroughCache, TheSameCompileTwiceInOneProcessCompilesOnce) {
 }
 
 TEST_F(CompileThroughCache, AHitInANewProcessComesFromDiskAndACorruptEntryIsRecompiled) {
-  TempDir dir;
+  TempDir dir{"cudatool-cache-test"};
   auto r = request("__global__ void on_disk(int* p) { *p = 12; }");
-  CompileCache cache(config_at(dir.path()));
+  CompileCache cache(config_at(dir.path));
   const auto cold = compile(r, &cache);
   EXPECT_FALSE(cold.cache_hit);
   ASSERT_FALSE(cold.cache_path.empty());
@@ -427,9 +414,9 @@ TEST_F(CompileThroughCache, KeysCoverOptionsArchitectureAndSource) {
 }
 
 TEST_F(CompileThroughCache, AChangedIncludedHeaderNeverLetsAStaleEntryThrough) {
-  TempDir dir;
-  const fs::path src = dir.path() / "src";
-  const fs::path inc = dir.path() / "inc";
+  TempDir dir{"cudatool-cache-test"};
+  const fs::path src = dir.path / "src";
+  const fs::path inc = dir.path / "inc";
   fs::create_directories(src / "detail");
   fs::create_directories(inc);
   { std::ofstream(src / "tile.h") << "#include \"detail/size.h\"\n"; }
@@ -441,7 +428,7 @@ TEST_F(CompileThroughCache, AChangedIncludedHeaderNeverLetsAStaleEntryThrough) {
       "SCALE; __syncthreads(); p[threadIdx.x] = t[threadIdx.x ^ 1]; }\n");
   r.source_dir = src;
   r.include_dirs = {inc.string()};
-  CompileCache cache(config_at(dir.path() / "cache"));
+  CompileCache cache(config_at(dir.path / "cache"));
   auto shared_of = [](const CompileResult& c) {
     return read_cubin({reinterpret_cast<const std::uint8_t*>(c.image.data()), c.image.size()})
         .kernels.at(0)
@@ -482,8 +469,8 @@ class CacheDependencies : public CompileThroughCache {
   void SetUp() override {
     CompileThroughCache::SetUp();
     if (IsSkipped()) return;
-    src_ = dir_.path() / "src";
-    inc_ = dir_.path() / "inc";
+    src_ = dir_.path / "src";
+    inc_ = dir_.path / "inc";
     fs::create_directories(src_);
     fs::create_directories(inc_);
   }
@@ -505,9 +492,9 @@ class CacheDependencies : public CompileThroughCache {
     clear_compile_memo();
     return compile(r, &cache_);
   }
-  TempDir dir_;
+  TempDir dir_{"cudatool-cache-test"};
   fs::path src_, inc_;
-  CompileCache cache_{config_at(dir_.path() / "cache")};
+  CompileCache cache_{config_at(dir_.path / "cache")};
 };
 
 TEST_F(CacheDependencies, AHeaderThatNowShadowsTheOneReadIsAMiss) {

@@ -27,13 +27,7 @@ class CompileGpu : public testing::GpuTest {
 };
 
 CompileResult compile_for(const testing::CorpusFile& file, const Device& device) {
-  CompileRequest r;
-  r.source = testing::read_file(file.path);
-  r.source_name = file.name;
-  r.arch = Arch::parse(device.compute_capability().sm(), "arch");
-  r.extern_c = false;
-  r.maxrregcount = file.maxrregcount;
-  return compile_uncached(r);
+  return testing::compile_corpus_file(file, Arch::parse(device.compute_capability().sm(), "arch"));
 }
 
 TEST_F(CompileGpu, OfflineResourcesEqualTheDriversForTheWholeCorpus) {

@@ -17,9 +17,12 @@
 #include "compile/engines.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/compile/compiler.hpp"
+#include "temp_dir.hpp"
 
 namespace cudatool {
 namespace {
+
+using cudatool::testing::TempDir;
 
 namespace fs = std::filesystem;
 namespace engine = cudatool::detail;  // the one use of the internal namespace
@@ -30,18 +33,6 @@ CompileRequest request(std::string source, const std::string& arch = "sm_90") {
   r.arch = Arch::parse(arch, "arch");
   return r;
 }
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "cudatool-inputs-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
 
 std::string read_all(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -146,7 +137,7 @@ TEST(EngineInputs, EachEngineGetsItsOwnSpellingOfEveryOption) {
 }
 
 TEST(EngineInputs, NvccCompilesAPlainFileWhereItIsAndAnythingElseFromACopy) {
-  TempDir dir;
+  TempDir dir{"cudatool-inputs"};
   auto r = request("__global__ void k() {}");
   EXPECT_FALSE(engine::compiles_in_place(r)) << "standard input";
   r.source_path = dir.path / "k.cu";
@@ -164,7 +155,7 @@ TEST(EngineInputs, NvccCompilesAPlainFileWhereItIsAndAnythingElseFromACopy) {
 }
 
 TEST(EngineInputs, IntermediatesAreWrittenWholeAndNeverThroughALink) {
-  TempDir dir;
+  TempDir dir{"cudatool-inputs"};
   const fs::path file = dir.path / "k.ptx";
   engine::write_intermediate(file, "first, longer text");
   engine::write_intermediate(file, "second");

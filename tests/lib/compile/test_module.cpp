@@ -77,13 +77,7 @@ class ModuleGpu : public testing::GpuTest {
 };
 
 CompileResult compile_for(const testing::CorpusFile& file, const Device& device) {
-  CompileRequest r;
-  r.source = testing::read_file(file.path);
-  r.source_name = file.name;
-  r.arch = Arch::parse(device.compute_capability().sm(), "arch");
-  r.extern_c = false;
-  r.maxrregcount = file.maxrregcount;
-  return compile_uncached(r);
+  return testing::compile_corpus_file(file, Arch::parse(device.compute_capability().sm(), "arch"));
 }
 
 // A kernel whose attributes are known from its source: 1 KiB of static shared memory, at

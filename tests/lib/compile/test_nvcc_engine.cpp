@@ -20,48 +20,18 @@
 #include "compile/engines.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/compile/compiler.hpp"
+#include "temp_dir.hpp"
 
 namespace cudatool {
 namespace {
 
+using cudatool::testing::ScopedEnv;
+using cudatool::testing::TempDir;
+
 namespace fs = std::filesystem;
 namespace engine = cudatool::detail;  // the one use of the internal namespace
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "cudatool-nvcc-test-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
-
 // Sets an environment variable for one scope, restoring what was there.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    if (value)
-      ::setenv(name, value->c_str(), 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 std::string read_all(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -101,7 +71,7 @@ CompileRequest request(std::string source, const std::string& arch = "sm_90") {
 }
 
 TEST(NvccEngine, CudatoolNvccFirstThenTheToolkitRootsThenPath) {
-  TempDir dir;
+  TempDir dir{"cudatool-nvcc-test"};
   const fs::path named = fake_nvcc(dir.path, "nvcc-named", "exit 0");
   fs::create_directories(dir.path / "home/bin");
   const fs::path home = fake_nvcc(dir.path / "home/bin", "nvcc", "exit 0");

@@ -17,27 +17,18 @@
 #include "compile_corpus.hpp"
 #include "cudatool/base/error.hpp"
 #include "cudatool/compile/compiler.hpp"
+#include "temp_dir.hpp"
 
 namespace cudatool {
 namespace {
+
+using cudatool::testing::TempDir;
 
 namespace fs = std::filesystem;
 namespace engine = cudatool::detail;  // the one use of the internal namespace
 
 #define CUDATOOL_REQUIRE_NVRTC() \
   if (auto why = testing::nvrtc_unavailable()) GTEST_SKIP() << *why
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "cudatool-nvrtc-test-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
 
 std::string read_all(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -89,7 +80,7 @@ TEST(NvrtcEngine, AnArchitectureNvrtcCannotTargetIsRefusedWithTheOnesItCan) {
 
 TEST(NvrtcEngine, ACompileErrorKeepsItsLogAndTheIntermediatesAreKept) {
   CUDATOOL_REQUIRE_NVRTC();
-  TempDir keep;
+  TempDir keep{"cudatool-nvrtc-test"};
   auto bad = request("__global__ void k() { not_declared(); }\n", "sm_90");
   bad.keep_dir = keep.path;
   try {

@@ -13,26 +13,15 @@
 #include <fstream>
 
 #include "cudatool/base/test_hooks.hpp"
+#include "temp_dir.hpp"
 
 namespace cudatool::detail {
 namespace {
+
+using cudatool::testing::ScopedEnv;
 namespace fs = std::filesystem;
 
 // Sets a variable for the test's length, as it was after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    value ? ::setenv(name, value, 1) : ::unsetenv(name);
-  }
-  ~ScopedEnv() { old_ ? ::setenv(name_, old_->c_str(), 1) : ::unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 class MachineFingerprint : public ::testing::Test {
  protected:

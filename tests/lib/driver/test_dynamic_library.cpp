@@ -14,23 +14,14 @@
 
 #include "cudatool/base/error.hpp"
 #include "driver/dynamic_library.hpp"
+#include "temp_dir.hpp"
 
 namespace cudatool {
 namespace {
 
-namespace fs = std::filesystem;
+using cudatool::testing::TempDir;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "cudatool-dl-XXXXXX").string();
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
+namespace fs = std::filesystem;
 
 sighandler_t current_handler(int sig) {
   struct sigaction now {};
@@ -59,7 +50,7 @@ TEST(DynamicLibrary, TheFirstCandidateThatOpensWithItsSymbols) {
 }
 
 TEST(DynamicLibrary, NoneOpensNamesEachCandidateAndNeverWaitsOnAFifo) {
-  TempDir dir;
+  TempDir dir{"cudatool-dl"};
   const fs::path fifo = dir.path / "libfifo.so";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const fs::path not_elf = dir.path / "libtext.so";
