@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -476,8 +477,15 @@ std::span<const std::uint8_t> Decompressor::prefix(const FatbinEntry& e, std::si
   size = static_cast<std::size_t>(std::min<std::uint64_t>(size, e.decompressed_size));
   prefix_.resize(size);
   if (e.compression == FatbinCompression::zstd) {
-    auto* dctx = static_cast<ZSTD_DCtx*>(zstd_);
-    ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+    // A fresh context for each entry, not the thread's: a streaming context keeps the
+    // window buffer an earlier (larger) frame sized, and a corrupt block is decoded into
+    // whatever room that leaves, so the same entry failed with "Destination buffer is too
+    // small" on a fresh thread and "Data corruption detected" after a larger entry, as
+    // the scheduling fell. Single-pass decoding (contents()) sizes the room by the entry.
+    const std::unique_ptr<ZSTD_DCtx, std::size_t (*)(ZSTD_DCtx*)> fresh(ZSTD_createDCtx(),
+                                                                        ZSTD_freeDCtx);
+    if (!fresh) throw std::bad_alloc();
+    ZSTD_DCtx* const dctx = fresh.get();
     ZSTD_inBuffer in{e.payload.data(), e.payload.size(), 0};
     ZSTD_outBuffer out{prefix_.data(), size, 0};
     // One block at a time until the prefix is full, the frame ends or the input does.

@@ -133,7 +133,8 @@ class PageBuffer {
 };
 
 // What one thread reuses from entry to entry: the output buffer (grown, never zero-filled)
-// and a zstd decompression context.
+// and a zstd decompression context for contents() (prefix() streams with a fresh one, so
+// that an entry's error does not depend on which entries the thread read before).
 class Decompressor {
  public:
   Decompressor();

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -195,6 +196,60 @@ TEST(Fatbin, DecompressionIsCappedBeforeAllocatingAndSizesAreExact) {
   corrupt.payload = garbage;
   EXPECT_NE(error_of([&] { buffer.contents(corrupt, "f"); }).find("corrupt LZ4"),
             std::string::npos);
+}
+
+// A corrupt zstd entry fails with one error whatever the thread read before it. The frame
+// declares 300 bytes (4 KiB window) and holds one block of 1,000 raw literals: a fresh
+// streaming context has room for the 300 ("Destination buffer is too small"), one that had
+// read a 64 KiB frame first had room for the block and failed later ("Data corruption
+// detected"), so `cudatool compat` named either, as the scheduling fell (m097_rdc.o).
+TEST(Fatbin, CorruptZstdEntryFailsAlikeWhateverWasReadBefore) {
+  Bytes frame = {0x28, 0xb5, 0x2f, 0xfd, 0x40, 0x10, 300 - 256, 0};
+  const std::uint32_t block = 1 | 2 << 1 | (2 + 1000 + 1) << 3;  // last, compressed
+  frame.insert(frame.end(),
+               {static_cast<std::uint8_t>(block), static_cast<std::uint8_t>(block >> 8),
+                static_cast<std::uint8_t>(block >> 16)});
+  frame.insert(frame.end(), {(1 << 2) | (1000 & 0xf) << 4, 1000 >> 4});  // raw, 1,000 bytes
+  frame.insert(frame.end(), 1000, 'x');
+  frame.push_back(0);  // no sequences
+  FatbinEntry corrupt;
+  corrupt.arch = Arch::parse("sm_90", "test");
+  corrupt.compression = FatbinCompression::zstd;
+  corrupt.payload = frame;
+  corrupt.decompressed_size = 300;
+  Bytes text(64 << 10);
+  for (std::size_t i = 0; i < text.size(); ++i) text[i] = static_cast<std::uint8_t>(i * 7 / 13);
+  Bytes packed(ZSTD_compressBound(text.size()));
+  packed.resize(ZSTD_compress(packed.data(), packed.size(), text.data(), text.size(), 3));
+  FatbinEntry larger = corrupt;
+  larger.arch = Arch::parse("sm_100", "test");
+  larger.payload = packed;
+  larger.decompressed_size = text.size();
+
+  const std::string expected = error_of([&] { Decompressor().prefix(corrupt, 64, "f"); });
+  EXPECT_NE(expected.find("corrupt zstd data"), std::string::npos) << expected;
+  // `kernels` (the whole entry) and `compat` (its first bytes) name the same error.
+  EXPECT_EQ(error_of([&] { Decompressor().contents(corrupt, "f"); }), expected);
+  // One thread's decompressor, in either order, again and again.
+  Decompressor reused;
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_EQ(reused.prefix(larger, 64, "f").size(), 64u);
+    EXPECT_EQ(error_of([&] { reused.prefix(corrupt, 64, "f"); }), expected) << round;
+    EXPECT_EQ(error_of([&] { reused.prefix(corrupt, 64, "f"); }), expected) << round;
+    EXPECT_EQ(reused.contents(larger, "f").size(), text.size());
+    EXPECT_EQ(error_of([&] { reused.prefix(corrupt, 64, "f"); }), expected) << round;
+  }
+  // Threads of their own, half reading the larger entry first.
+  std::vector<std::string> errors(8);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < errors.size(); ++t)
+    threads.emplace_back([&, t] {
+      Decompressor d;
+      if (t % 2 == 1) d.prefix(larger, 64, "f");
+      errors[t] = error_of([&] { d.prefix(corrupt, 64, "f"); });
+    });
+  for (std::thread& t : threads) t.join();
+  for (std::size_t t = 0; t < errors.size(); ++t) EXPECT_EQ(errors[t], expected) << "thread " << t;
 }
 
 // The decompression buffer: a huge one starts on a huge-page boundary and every byte is
