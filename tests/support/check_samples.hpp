@@ -91,12 +91,27 @@ inline check::Report occupancy_sample_report() {
   return report;
 }
 
+// The result named `name`, or nullptr where there is none.
+inline const check::CheckResult* result_named(const std::vector<check::CheckResult>& results,
+                                              std::string_view name) {
+  for (const auto& r : results)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
 // The result named `name` (string_view: a reference into `results`, never into the name).
 inline const check::CheckResult& find_result(const std::vector<check::CheckResult>& results,
                                              std::string_view name) {
-  for (const auto& r : results)
-    if (r.name == name) return r;
+  if (const check::CheckResult* r = result_named(results, name)) return *r;
   throw std::runtime_error("no result " + std::string(name));
+}
+
+// "name=verdict " for each result, for a failure message.
+inline std::string result_names(const std::vector<check::CheckResult>& results) {
+  std::string out;
+  for (const auto& r : results)
+    out += r.name + "=" + std::string(check::verdict_name(r.verdict)) + " ";
+  return out;
 }
 
 }  // namespace cudatool::testing

@@ -74,6 +74,14 @@ void expect_in_fake_driver(const char* libcuda, const std::map<std::string, std:
       << "the checks that failed in the child are above (Actual msg)";
 }
 
+// `settings` with the fake NVML (tests/fake_nvml) as the child's NVML (process.hpp's
+// with_fake_nvml is the same for a child process of the executable).
+inline std::map<std::string, std::string> fake_nvml_env(
+    std::map<std::string, std::string> settings) {
+  settings["CUDATOOL_LIBNVML"] = CUDATOOL_FAKE_LIBNVML;
+  return settings;
+}
+
 // What the fake driver `libcuda` counts (tests/fake_driver: fake_cuda_count, e.g. live
 // streams), from the copy this process loaded; -2 where it is not loaded, -3 where that
 // fake counts nothing.

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "check/probes.hpp"
+#include "check_samples.hpp"
 #include "cudatool/check/check.hpp"
 #include "driver/nvml_queries.hpp"
 #include "fake_driver_child.hpp"
@@ -20,30 +21,16 @@ namespace cudatool::check::detail {
 namespace {
 
 using cudatool::testing::expect_in_fake_driver;
+using cudatool::testing::fake_nvml_env;
 using cudatool::testing::FakeChecks;
-
-std::map<std::string, std::string> with_nvml(std::map<std::string, std::string> settings) {
-  settings["CUDATOOL_LIBNVML"] = CUDATOOL_FAKE_LIBNVML;
-  return settings;
-}
+using cudatool::testing::result_named;
+using cudatool::testing::result_names;
 
 std::unique_ptr<DeviceRun> started_run(int ordinal) {
   auto run = std::make_unique<DeviceRun>(Device(ordinal));
   run->info = DeviceInfo::describe(run->device);
   if (nvml_available(&run->nvml_why_not)) run->health = nvml_health(run->info.pci_bus_id);
   return run;
-}
-
-const CheckResult* find(const std::vector<CheckResult>& results, const std::string& name) {
-  for (const auto& r : results)
-    if (r.name == name) return &r;
-  return nullptr;
-}
-
-std::string names(const std::vector<CheckResult>& results) {
-  std::string out;
-  for (const auto& r : results) out += r.name + "=" + std::string(verdict_name(r.verdict)) + " ";
-  return out;
 }
 
 TEST(HealthProbe, WithoutNvmlOneSkippedLineWithTheReason) {
@@ -55,17 +42,17 @@ TEST(HealthProbe, WithoutNvmlOneSkippedLineWithTheReason) {
         c.expect(run->results.size() == 1 && run->results[0].name == "health" &&
                      run->results[0].verdict == Verdict::skipped &&
                      run->results[0].reason == run->nvml_why_not && !run->nvml_why_not.empty(),
-                 names(run->results));
+                 result_names(run->results));
       });
 }
 
 TEST(HealthProbe, AHealthyGpuAtItsLinksMaximumPassesWithoutLoadingIt) {
-  expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA, with_nvml({}), [](FakeChecks& c) {
+  expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({}), [](FakeChecks& c) {
     auto run = started_run(0);
     run_health(*run, Options{});
-    const CheckResult* link = find(run->results, "pcie_link");
+    const CheckResult* link = result_named(run->results, "pcie_link");
     c.expect(link && link->verdict == Verdict::pass,
-             "Gen5 x16 of Gen5 x16: " + names(run->results));
+             "Gen5 x16 of Gen5 x16: " + result_names(run->results));
     c.expect(run->busy_link && run->busy_link->generation == 5 && run->busy_link->width == 16,
              "the link as read");
     c.expect(!run->context, "no context made: an idle link at its maximum needs no traffic");
@@ -76,29 +63,30 @@ TEST(HealthProbe, AHealthyGpuAtItsLinksMaximumPassesWithoutLoadingIt) {
 
 TEST(HealthProbe, ALinkIdlingBelowItsMaximumThatCannotBeLoadedIsSaidNotJudged) {
   // The device is blocked (another process holds it): the link is not loaded, and says why.
-  expect_in_fake_driver(
-      CUDATOOL_FAKE_LIBCUDA, with_nvml({{"FAKE_NVML_PCIE_CURRENT", "1,16"}}), [](FakeChecks& c) {
-        auto run = started_run(0);
-        run->blocked = "held by pid 4242";
-        run_health(*run, Options{});
-        const CheckResult* link = find(run->results, "pcie_link");
-        c.expect(link && link->verdict == Verdict::skipped, "not judged: " + names(run->results));
-        c.expect(link && link->reason ==
-                             "the link idles at Gen1 x16, below its maximum, "
-                             "and could not be read under load: held by pid 4242",
-                 link ? link->reason : "no pcie_link");
-        c.expect(!run->context, "no context on a blocked device");
-      });
+  expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({{"FAKE_NVML_PCIE_CURRENT", "1,16"}}),
+                        [](FakeChecks& c) {
+                          auto run = started_run(0);
+                          run->blocked = "held by pid 4242";
+                          run_health(*run, Options{});
+                          const CheckResult* link = result_named(run->results, "pcie_link");
+                          c.expect(link && link->verdict == Verdict::skipped,
+                                   "not judged: " + result_names(run->results));
+                          c.expect(link && link->reason ==
+                                               "the link idles at Gen1 x16, below its maximum, "
+                                               "and could not be read under load: held by pid 4242",
+                                   link ? link->reason : "no pcie_link");
+                          c.expect(!run->context, "no context on a blocked device");
+                        });
   // The plain fake driver makes a context but no stream: the load cannot run either.
   expect_in_fake_driver(
-      CUDATOOL_FAKE_LIBCUDA, with_nvml({{"FAKE_NVML_PCIE_CURRENT", "3,8"}}), [](FakeChecks& c) {
+      CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({{"FAKE_NVML_PCIE_CURRENT", "3,8"}}), [](FakeChecks& c) {
         auto run = started_run(0);
         run_health(*run, Options{});
-        const CheckResult* link = find(run->results, "pcie_link");
+        const CheckResult* link = result_named(run->results, "pcie_link");
         c.expect(link && link->verdict == Verdict::skipped &&
                      link->reason.starts_with("the link idles at Gen3 x8, below its maximum, and "
                                               "could not be read under load: "),
-                 link ? link->reason : "no pcie_link: " + names(run->results));
+                 link ? link->reason : "no pcie_link: " + result_names(run->results));
         c.expect(!run->busy_link, "no reading under load");
       });
 }

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "check/probes.hpp"
+#include "check_samples.hpp"
 #include "cudatool/check/check.hpp"
 #include "driver/nvml_queries.hpp"
 #include "fake_driver_child.hpp"
@@ -20,12 +21,10 @@ namespace cudatool::check::detail {
 namespace {
 
 using cudatool::testing::expect_in_fake_driver;
+using cudatool::testing::fake_nvml_env;
 using cudatool::testing::FakeChecks;
-
-std::map<std::string, std::string> with_nvml(std::map<std::string, std::string> settings) {
-  settings["CUDATOOL_LIBNVML"] = CUDATOOL_FAKE_LIBNVML;
-  return settings;
-}
+using cudatool::testing::result_named;
+using cudatool::testing::result_names;
 
 // Device `ordinal`'s run as the engine starts it, with NVML's health read where NVML is.
 std::unique_ptr<DeviceRun> started_run(int ordinal) {
@@ -33,18 +32,6 @@ std::unique_ptr<DeviceRun> started_run(int ordinal) {
   run->info = DeviceInfo::describe(run->device);
   if (nvml_available(&run->nvml_why_not)) run->health = nvml_health(run->info.pci_bus_id);
   return run;
-}
-
-std::string names(const std::vector<CheckResult>& results) {
-  std::string out;
-  for (const auto& r : results) out += r.name + "=" + std::string(verdict_name(r.verdict)) + " ";
-  return out;
-}
-
-const CheckResult* find(const std::vector<CheckResult>& results, const std::string& name) {
-  for (const auto& r : results)
-    if (r.name == name) return &r;
-  return nullptr;
 }
 
 Options occupancy_options() {
@@ -56,9 +43,9 @@ Options occupancy_options() {
 TEST(OccupancyProbe, AnotherProcessIsReadWithItsMemoryAndTheUtilizationOverAWindow) {
   expect_in_fake_driver(
       CUDATOOL_FAKE_LIBCUDA,
-      with_nvml({{"FAKE_NVML_PROCESSES",
-                  "1/4242/83429425152/C," + std::to_string(::getpid()) + "/1000/C"},
-                 {"FAKE_NVML_UTILIZATION", "30,10"}}),
+      fake_nvml_env({{"FAKE_NVML_PROCESSES",
+                      "1/4242/83429425152/C," + std::to_string(::getpid()) + "/1000/C"},
+                     {"FAKE_NVML_UTILIZATION", "30,10"}}),
       [](FakeChecks& c) {
         auto run = started_run(0);
         c.expect(run->health && run->health->found, "NVML knows the device");
@@ -78,16 +65,16 @@ TEST(OccupancyProbe, AnotherProcessIsReadWithItsMemoryAndTheUtilizationOverAWind
         c.expect(o.gpu_utilization == 30u && o.memory_utilization == 10u, "the highest readings");
         c.expect(run->sharers.find("4242") != std::string::npos, "shared: " + run->sharers);
         c.expect(run->blocked.empty(), "a default compute mode blocks nothing");
-        const CheckResult* processes = find(run->results, "processes");
+        const CheckResult* processes = result_named(run->results, "processes");
         c.expect(
             processes && processes->kind == Kind::occupancy && processes->verdict == Verdict::warn,
-            "another process warns: " + names(run->results));
+            "another process warns: " + result_names(run->results));
       });
 }
 
 TEST(OccupancyProbe, AProhibitedDeviceBlocksItsContext) {
   expect_in_fake_driver(
-      CUDATOOL_FAKE_LIBCUDA, with_nvml({{"FAKE_NVML_COMPUTE_MODE", "2"}}), [](FakeChecks& c) {
+      CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({{"FAKE_NVML_COMPUTE_MODE", "2"}}), [](FakeChecks& c) {
         auto run = started_run(0);
         run_occupancy(*run, occupancy_options());
         c.expect(run->blocked.find("prohibited") != std::string::npos, "blocked: " + run->blocked);
@@ -103,30 +90,30 @@ TEST(OccupancyProbe, WithoutNvmlOrOnAMigInstanceItIsSkippedWithTheReason) {
         run_occupancy(*run, occupancy_options());
         c.expect(run->results.size() == 1 && run->results[0].verdict == Verdict::skipped &&
                      run->results[0].reason == run->nvml_why_not,
-                 "one skipped line with NVML's reason: " + names(run->results));
+                 "one skipped line with NVML's reason: " + result_names(run->results));
         c.expect(!run->occupancy, "nothing read");
       });
-  expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA, with_nvml({}), [](FakeChecks& c) {
+  expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({}), [](FakeChecks& c) {
     auto run = started_run(0);
     run->mig = true;
     run_occupancy(*run, occupancy_options());
     c.expect(run->results.size() == 1 && run->results[0].verdict == Verdict::skipped &&
                  run->results[0].reason.find("MIG instance") != std::string::npos,
-             "a MIG instance: " + names(run->results));
+             "a MIG instance: " + result_names(run->results));
   });
   // A GPU NVML does not list (the fake NVML lists one GPU; CUDA two).
   expect_in_fake_driver(
-      CUDATOOL_FAKE_LIBCUDA, with_nvml({{"FAKE_NVML_COUNT", "1"}}), [](FakeChecks& c) {
+      CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({{"FAKE_NVML_COUNT", "1"}}), [](FakeChecks& c) {
         auto run = started_run(1);
         run_occupancy(*run, occupancy_options());
         c.expect(run->results.size() == 1 && run->results[0].verdict == Verdict::skipped &&
                      run->results[0].reason.find("PCI bus id") != std::string::npos,
-                 "unknown to NVML: " + names(run->results));
+                 "unknown to NVML: " + result_names(run->results));
       });
 }
 
 TEST(OccupancyProbe, ARefusedContextReplacesTheOccupancyResultsInPlace) {
-  expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA, with_nvml({}), [](FakeChecks& c) {
+  expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({}), [](FakeChecks& c) {
     const Options options = occupancy_options();
     auto run = started_run(0);
     run->results.push_back(failed(Kind::identity, "earlier", "a result before"));
@@ -137,12 +124,13 @@ TEST(OccupancyProbe, ARefusedContextReplacesTheOccupancyResultsInPlace) {
     context_refused(*run, options);
     c.expect(run->occupancy && run->occupancy->context_refused, "the refusal is recorded");
     c.expect(run->blocked.find("refused a context") != std::string::npos, run->blocked);
-    c.expect(run->results.size() == count + 1, "as many results as before: " + names(run->results));
+    c.expect(run->results.size() == count + 1,
+             "as many results as before: " + result_names(run->results));
     c.expect(run->results.front().name == "earlier" && run->results.back().name == "later",
              "the other checks' results stay where they were");
-    const CheckResult* mode = find(run->results, "compute_mode");
+    const CheckResult* mode = result_named(run->results, "compute_mode");
     c.expect(mode && mode->verdict != Verdict::pass,
-             "the refusal is the compute mode's finding: " + names(run->results));
+             "the refusal is the compute mode's finding: " + result_names(run->results));
   });
   // Without NVML: its one skipped line stays, and the refusal's verdict is added.
   expect_in_fake_driver(
@@ -154,7 +142,7 @@ TEST(OccupancyProbe, ARefusedContextReplacesTheOccupancyResultsInPlace) {
         context_refused(*run, options);
         c.expect(run->results.size() == 2 && run->results[0].verdict == Verdict::skipped &&
                      run->results[1].name == "compute_mode",
-                 "the skipped line and the compute mode: " + names(run->results));
+                 "the skipped line and the compute mode: " + result_names(run->results));
         c.expect(!run->blocked.empty(), "blocked");
       });
 }

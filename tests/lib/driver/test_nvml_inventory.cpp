@@ -15,12 +15,8 @@ namespace cudatool {
 namespace {
 
 using cudatool::testing::expect_in_fake_driver;
+using cudatool::testing::fake_nvml_env;
 using cudatool::testing::FakeChecks;
-
-std::map<std::string, std::string> with_nvml(std::map<std::string, std::string> settings) {
-  settings["CUDATOOL_LIBNVML"] = CUDATOOL_FAKE_LIBNVML;
-  return settings;
-}
 
 // The fake's UUID of machine device `m` (tests/fake_driver/fake_libcuda.cpp's bytes).
 std::string fake_uuid(int m) {
@@ -36,13 +32,13 @@ std::string fake_uuid(int m) {
 TEST(NvmlInventory, EveryGpuByBusWithItsUuidAndReadings) {
   expect_in_fake_driver(
       CUDATOOL_FAKE_LIBCUDA,
-      with_nvml({{"FAKE_CUDA_DEVICES", "9.0,8.0"},
-                 {"FAKE_CUDA_PCI_BUSES", "2b,1a"},
-                 {"FAKE_NVML_DRIVER_VERSION", "580.65.06"},
-                 {"FAKE_NVML_MIG", "0,1"},
-                 {"FAKE_NVML_ECC", "1,0"},
-                 {"FAKE_NVML_COMPUTE_MODE", "3"},
-                 {"FAKE_NVML_DISPLAY", "1,0"}}),
+      fake_nvml_env({{"FAKE_CUDA_DEVICES", "9.0,8.0"},
+                     {"FAKE_CUDA_PCI_BUSES", "2b,1a"},
+                     {"FAKE_NVML_DRIVER_VERSION", "580.65.06"},
+                     {"FAKE_NVML_MIG", "0,1"},
+                     {"FAKE_NVML_ECC", "1,0"},
+                     {"FAKE_NVML_COMPUTE_MODE", "3"},
+                     {"FAKE_NVML_DISPLAY", "1,0"}}),
       [](FakeChecks& c) {
         const auto inventory = nvml_inventory();
         c.expect(inventory.has_value(), "an inventory");
@@ -72,7 +68,7 @@ TEST(NvmlInventory, EveryGpuByBusWithItsUuidAndReadings) {
 }
 
 TEST(NvmlInventory, OnlyTheReadingsAskedFor) {
-  expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA, with_nvml({}), [](FakeChecks& c) {
+  expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({}), [](FakeChecks& c) {
     const std::string_view mig[] = {"mig"};
     const auto inventory = nvml_inventory(mig);
     c.expect(inventory && inventory->gpus.size() == 2, "two GPUs");
@@ -88,7 +84,7 @@ TEST(NvmlInventory, OnlyTheReadingsAskedFor) {
 
 TEST(NvmlInventory, ASettingTheGpuLacksIsAReadingOfItsOwn) {
   expect_in_fake_driver(
-      CUDATOOL_FAKE_LIBCUDA, with_nvml({{"FAKE_NVML_MIG", "na"}, {"FAKE_NVML_ECC", "na"}}),
+      CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({{"FAKE_NVML_MIG", "na"}, {"FAKE_NVML_ECC", "na"}}),
       [](FakeChecks& c) {
         const auto inventory = nvml_inventory();
         c.expect(inventory && !inventory->gpus.empty(), "an inventory");
@@ -107,7 +103,7 @@ TEST(NvmlInventory, ASettingTheGpuLacksIsAReadingOfItsOwn) {
 
 TEST(NvmlInventory, AnNvmlWithoutFieldValuesReadsTheEccModeItself) {
   expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA,
-                        with_nvml({{"FAKE_NVML_NO_FIELDS", "1"}, {"FAKE_NVML_ECC", "0,1"}}),
+                        fake_nvml_env({{"FAKE_NVML_NO_FIELDS", "1"}, {"FAKE_NVML_ECC", "0,1"}}),
                         [](FakeChecks& c) {
                           const auto inventory = nvml_inventory();
                           c.expect(inventory && !inventory->gpus.empty(), "an inventory");
@@ -119,10 +115,10 @@ TEST(NvmlInventory, AnNvmlWithoutFieldValuesReadsTheEccModeItself) {
 
 TEST(NvmlInventory, NoneWhereNvmlCannotStartOrCountOrNameItsGpus) {
   expect_in_fake_driver(
-      CUDATOOL_FAKE_LIBCUDA, with_nvml({{"FAKE_NVML_INIT_RESULT", "9"}}),
+      CUDATOOL_FAKE_LIBCUDA, fake_nvml_env({{"FAKE_NVML_INIT_RESULT", "9"}}),
       [](FakeChecks& c) { c.expect(!nvml_inventory().has_value(), "NVML failed to start"); });
   expect_in_fake_driver(CUDATOOL_FAKE_LIBCUDA,
-                        with_nvml({{"FAKE_CUDA_PCI_BUSES", "1,2"}, {"FAKE_NVML_LOST", "2"}}),
+                        fake_nvml_env({{"FAKE_CUDA_PCI_BUSES", "1,2"}, {"FAKE_NVML_LOST", "2"}}),
                         [](FakeChecks& c) {
                           c.expect(!nvml_inventory().has_value(),
                                    "a GPU off the bus: no inventory, never a partial one");
